@@ -52,12 +52,12 @@ class StoreError(CompanionError, OSError):
 
 
 def default_db_path() -> Path:
-    """$UNO_COMPANION_DB, else $XDG_DATA_HOME/uno-companion/table.db (~/.local/share/...)."""
+    """$UNO_COMPANION_DB, else $XDG_DATA_HOME/uno-companion/games.db (~/.local/share/...)."""
     env = os.environ.get("UNO_COMPANION_DB")
     if env:
         return Path(env).expanduser()
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "uno-companion" / "table.db"
+    return Path(data_home).expanduser() / "uno-companion" / "games.db"
 
 
 def new_game_id(now: float | None = None) -> str:
@@ -158,6 +158,13 @@ class EventStore:
                     "UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)
                 )
         return int(seq)
+
+    def set_finished(self, game_id: str, finished: bool) -> None:
+        """Record whether a game has reached game_over (an undo can take it back)."""
+        with self._write("mark the game finished"):
+            self._db.execute(
+                "UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)
+            )
 
     def _write(self, what: str) -> "_Transaction":
         return _Transaction(self, what)

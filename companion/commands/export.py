@@ -1,0 +1,49 @@
+"""`uno-companion export`: write a stored game as a JSON Lines table log."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from companion.store import EventStore, StoreError, default_db_path
+
+HELP = "export a stored game as JSON Lines"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="OUT.jsonl", help="the table log to write")
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})",
+    )
+    parser.add_argument("--game", default=None, metavar="ID",
+                        help="which game (default: the newest); see --list")
+    parser.add_argument("--list", action="store_true",
+                        help="list the stored games instead of exporting")
+
+
+def open_store(db: Path | None) -> EventStore:
+    """The store a command names with --db, else the default; a missing file is an error
+    (export and list must not create an empty database by mistake)."""
+    path = (db or default_db_path()).expanduser()
+    if not path.is_file():
+        raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
+    return EventStore(path)
+
+
+def main(args: argparse.Namespace) -> int:
+    with open_store(args.db) as store:
+        if args.list:
+            for game in store.games():
+                status = "finished" if game["finished"] else "unfinished"
+                print(f"{game['id']}  {game['events']:5d} events  {status}")
+            return 0
+        game_id = args.game or store.latest_game()
+        if game_id is None:
+            raise StoreError(f"{store.path} holds no game yet")
+        if not store.has_game(game_id):
+            known = ", ".join(g["id"] for g in store.games()[-3:])
+            raise StoreError(f"no game {game_id!r} in {store.path} (newest: {known})")
+        store.export_jsonl(game_id, args.out)
+        count = len(store.events(game_id))
+    print(f"wrote game {game_id} ({count} events) to {args.out}")
+    return 0

@@ -1,0 +1,31 @@
+"""`uno-companion import`: store a JSON Lines table log as a new game."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from companion.store import EventStore, default_db_path, read_jsonl
+
+HELP = "import a JSON Lines table log into the store"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the table log to import")
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help=f"event store, created if missing (default: $UNO_COMPANION_DB or {default_db_path()})",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    path = (args.db or default_db_path()).expanduser()
+    read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
+    with EventStore(path) as store:
+        game_id = store.import_jsonl(args.log)
+        rows = store.rows(game_id)
+        finished = store.last_unfinished() != game_id
+    rejected = sum(not row["accepted"] for row in rows)
+    status = "finished" if finished else "unfinished: `uno-companion run` resumes it"
+    print(f"imported {args.log} as game {game_id} into {path}: "
+          f"{len(rows)} events ({rejected} rejected), {status}")
+    return 0
