@@ -1,0 +1,42 @@
+"""`uno-companion init`: write a commented configuration file to the standard location."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from companion.config import commented_config, default_config_path, parse_config
+from companion.errors import CompanionError, InputFileError
+
+HELP = "write a configuration file"
+
+
+class ConfigExistsError(CompanionError, FileExistsError):
+    """init would overwrite a configuration someone may have edited."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--path",
+        type=Path,
+        default=None,
+        help=f"where to write it (default: {default_config_path()})",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+def main(args: argparse.Namespace) -> int:
+    path: Path = (args.path or default_config_path()).expanduser()
+    if path.exists() and not args.force:
+        raise ConfigExistsError(f"{path} already exists: edit it, or overwrite it with --force")
+    text = commented_config()
+    parse_config(text, name=str(path))  # what we write must read back
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)  # never leave half a file behind
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot write the configuration: {exc.strerror or exc}") from None
+    print(f"wrote {path}")
+    print("edit players, pins and camera there, then start with: uno-companion run")
+    return 0

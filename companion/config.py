@@ -1,0 +1,518 @@
+"""The companion's configuration: one TOML file, defaults and checks in one schema.
+
+The file lives in the standard user location ($XDG_CONFIG_HOME/uno-companion/config.toml,
+i.e. ~/.config/uno-companion/config.toml); `uno-companion init` writes a commented one from
+the SCHEMA below, so every key, default and comment is written down once. A bad value is a
+ConfigError naming the file, the line and the key; an unknown key is rejected with the
+closest known one. Command-line flags override the file (see `apply_overrides`).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from companion.errors import ConfigError, InputFileError
+
+APP = "uno-companion"
+
+# The table options a `game` event may carry (rules.md); values are checked by the engine.
+RULE_KEYS: tuple[str, ...] = (
+    "deck",
+    "swap_cards",
+    "hand_size",
+    "first_card",
+    "dealer_by_draw",
+    "target",
+    "scoring",
+    "uno_penalty",
+    "uno_catch",
+    "illegal_play_penalty",
+    "stacking",
+    "jump_in",
+    "seven_zero",
+    "draw_until_playable",
+    "dealer_rotation",
+    "hands",
+)
+ZONE_NAMES: tuple[str, ...] = ("discard", "draw", "reveal")
+# BCM numbers of the 40-pin header's general-purpose pins.
+BCM_PINS = range(2, 28)
+
+
+# --- value checkers: return the value or raise ValueError("must be ...") -----------------
+
+
+def _int_range(lo: int, hi: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"must be an integer {lo}-{hi}")
+        return value
+
+    return check
+
+
+def _number_range(lo: float, hi: float) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+            raise ValueError(f"must be a number {lo:g}-{hi:g}")
+        return float(value)
+
+    return check
+
+
+def _pin(value: Any) -> int:
+    """A BCM pin number, or 0 for "not fitted"."""
+    if isinstance(value, bool) or not isinstance(value, int) or (value != 0 and value not in BCM_PINS):
+        raise ValueError("must be a BCM pin number 2-27 (0 = not fitted)")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string in quotes")
+    return value
+
+
+def _host_pin(value: Any) -> str:
+    if value == "":
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not re.fullmatch(r"\d{4,8}", str(value)):
+        raise ValueError('must be 4-8 digits in quotes, e.g. "2468" (or "" to pick one at start)')
+    return str(value)
+
+
+def _players(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(p, str) and p.strip() for p in value):
+        raise ValueError('must be a list of names, e.g. ["Ann", "Bob", "Cy"]')
+    names = [p.strip() for p in value]
+    if names and not 2 <= len(names) <= 10:
+        raise ValueError("must name 2-10 players (or none: seats are taken on the phones)")
+    if len(set(names)) != len(names):
+        raise ValueError("must not name a player twice")
+    return names
+
+
+def _camera_source(value: Any) -> str | int:
+    if isinstance(value, bool):
+        raise ValueError('must be "auto", "demo", "picamera", a camera index or a video file')
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("must be a camera index 0 or more")
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('must be "auto", "demo", "picamera", a camera index or a video file')
+    return int(value) if value.strip().isdigit() else value.strip()
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key: its checker, default and the comment `init` writes above it."""
+
+    check: Callable[[Any], Any]
+    default: Any
+    comment: str
+
+
+# Section "" is the top level. Order here is the order `init` writes.
+SCHEMA: dict[str, dict[str, Key]] = {
+    "": {
+        "players": Key(_players, [], 'seats clockwise, e.g. ["Ann", "Bob", "Cy"]; [] = demo table (with the demo video) or set up on the host page'),
+        "dealer": Key(_text, "", 'who deals the first hand; "" = the first player'),
+        "port": Key(_int_range(1, 65535), 8000, "port of the phone page (http://<this machine>:port)"),
+        "host": Key(_text, "0.0.0.0", 'address to listen on; "0.0.0.0" = every network, so phones can join'),
+        "host_pin": Key(_host_pin, "", 'PIN that protects set-up and corrections on the phone page; "" = a new one printed at each start'),
+        "db": Key(_text, "", 'event store (SQLite); "" = ~/.local/share/uno-companion/games.db'),
+    },
+    "camera": {
+        "source": Key(_camera_source, "auto", '"auto" (first camera found, else the demo video), "demo", "picamera", 0 (USB camera index), or a video file / stream URL'),
+        "width": Key(_int_range(160, 4096), 1280, "requested frame width in pixels"),
+        "height": Key(_int_range(120, 4096), 720, "requested frame height in pixels"),
+        "fps": Key(_number_range(1, 120), 15.0, "frames per second to process at most"),
+        "loop": Key(_bool, True, "play a video file again from the start when it ends"),
+    },
+    "vision": {
+        "model": Key(_text, "", 'card model weights (.pt or .onnx); "" = the shipped model in models/'),
+        "imgsz": Key(_int_range(0, 2048), 0, "model input size in pixels; 0 = the size it was trained at"),
+        "conf": Key(_number_range(0.01, 0.99), 0.5, "lowest confidence that counts as a card"),
+    },
+    "gpio": {
+        "enabled": Key(_bool, True, "use the Raspberry Pi's buttons and lights (a laptop carries on without)"),
+        "uno_pin": Key(_pin, 17, "BCM pin of the shared UNO! buzzer button (to GND); 0 = none"),
+        "draw_pin": Key(_pin, 0, "BCM pin of the Draw/Pass button: short press = draw, long press = pass; 0 = none"),
+        "pass_pin": Key(_pin, 0, "BCM pin of a separate Pass button (then draw_pin only draws); 0 = none"),
+        "long_press": Key(_number_range(0.3, 5), 1.0, "seconds held that make a Draw/Pass press a pass"),
+        "led_pin": Key(_pin, 27, "BCM pin of the UNO! LED (330 ohm resistor): lit while an UNO! window is open, flashes on an illegal play; 0 = none"),
+        "buzzer_pin": Key(_pin, 0, "BCM pin of an active buzzer that beeps on referee notices; 0 = none"),
+        "debounce_ms": Key(_int_range(0, 2000), 200, "presses within this many ms of the last accepted one are ignored"),
+    },
+    # [gpio.seats]: one UNO! button per seat, name = pin (replaces the shared uno_pin).
+    "gpio.seats": {},
+    # [zones]: name = [x1, y1, x2, y2] as fractions of the frame; absent = found automatically.
+    "zones": {},
+    # [rules]: table options as in the rulebook; absent = the rulebook's defaults.
+    "rules": {},
+}
+
+# Tables whose keys are free (player names, zone names, rule names) and how to check a value.
+_OPEN_TABLES = ("gpio.seats", "zones", "rules")
+
+
+@dataclass
+class Config:
+    """Everything `run` needs, with the file it came from (None: defaults only)."""
+
+    players: list[str] = field(default_factory=list)
+    dealer: str = ""
+    port: int = 8000
+    host: str = "0.0.0.0"
+    host_pin: str = ""
+    db: str = ""
+    camera: dict[str, Any] = field(default_factory=dict)
+    vision: dict[str, Any] = field(default_factory=dict)
+    gpio: dict[str, Any] = field(default_factory=dict)
+    seats: dict[str, int] = field(default_factory=dict)
+    zones: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    rules: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        for section in ("camera", "vision", "gpio"):
+            merged = {k: key.default for k, key in SCHEMA[section].items()}
+            merged.update(getattr(self, section))
+            setattr(self, section, merged)
+
+    @property
+    def db_path(self) -> Path:
+        return Path(self.db).expanduser() if self.db else default_data_dir() / "games.db"
+
+
+def default_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / APP / "config.toml"
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP
+
+
+# --- locating a key's line: tomllib gives none for values -----------------------------------
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_ASSIGN = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+)\s*=""")
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1] if name[:1] in "\"'" else name
+
+
+def find_line(text: str, section: str, key: str | None) -> int | None:
+    """1-based line of `key` inside table `section` ("" = top level), or of the header itself."""
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            current = ".".join(_unquote(p.strip()) for p in header.group(1).split("."))
+            if key is None and current == section:
+                return number
+            continue
+        if key is not None and current == section:
+            assign = _ASSIGN.match(line)
+            if assign and _unquote(assign.group(1)) == key:
+                return number
+    return None
+
+
+class _Reader:
+    """Walks the parsed TOML, checking every value and naming the line of any mistake."""
+
+    def __init__(self, text: str, name: str) -> None:
+        self.text = text
+        self.name = name
+
+    def fail(self, section: str, key: str | None, message: str) -> ConfigError:
+        line = find_line(self.text, section, key)
+        if line is None and key is not None:
+            line = find_line(self.text, section, None)
+        if line is None and "." in section:  # an inline table: point at its parent key
+            parent, _, last = section.rpartition(".")
+            line = find_line(self.text, parent, last)
+        where = f"{self.name} line {line}" if line else self.name
+        dotted = ".".join(p for p in (section, key) if p)
+        return ConfigError(f"{where}: {dotted} {message}" if dotted else f"{where}: {message}")
+
+    def bad_value(self, section: str, key: str, problem: str, value: Any) -> ConfigError:
+        return self.fail(section, key, f"{problem}, got {_show(value)}")
+
+    def unknown(self, section: str, key: str, known: tuple[str, ...] | list[str]) -> ConfigError:
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f": did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})"
+        line = find_line(self.text, section, key) or find_line(self.text, ".".join(p for p in (section, key) if p), None)
+        where = f"{self.name} line {line}" if line else self.name
+        place = f"in [{section}]" if section else "at the top level"
+        return ConfigError(f"{where}: unknown key {key!r} {place}{hint}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def parse_config(text: str, name: str = "config.toml") -> Config:
+    """Check a configuration file's text and return the Config; ConfigError names the line."""
+    reader = _Reader(text, name)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+
+    values: dict[str, Any] = {}
+    sections: dict[str, dict[str, Any]] = {"camera": {}, "vision": {}, "gpio": {}}
+    seats: dict[str, int] = {}
+    zones: dict[str, tuple[float, float, float, float]] = {}
+    rules: dict[str, Any] = {}
+    known_top = tuple(SCHEMA[""]) + tuple(s for s in SCHEMA if s and "." not in s)
+
+    for key, value in raw.items():
+        if key in SCHEMA[""]:
+            values[key] = _checked(reader, "", key, value)
+        elif key in ("camera", "vision", "gpio"):
+            if not isinstance(value, dict):
+                raise reader.bad_value("", key, "must be a table [" + key + "]", value)
+            for sub, subvalue in value.items():
+                if key == "gpio" and sub == "seats":
+                    seats = _seats(reader, subvalue)
+                    continue
+                if sub not in SCHEMA[key]:
+                    allowed = tuple(SCHEMA[key]) + (("seats",) if key == "gpio" else ())
+                    raise reader.unknown(key, sub, allowed)
+                sections[key][sub] = _checked(reader, key, sub, value=subvalue)
+        elif key == "zones":
+            zones = _zones(reader, value)
+        elif key == "rules":
+            rules = _rules(reader, value)
+        else:
+            raise reader.unknown("", key, known_top)
+
+    players = values.get("players", [])
+    dealer = values.get("dealer", "")
+    if dealer and dealer not in players:
+        raise reader.bad_value("", "dealer", "must be one of the players", dealer)
+    for seat in seats:
+        if seat not in players:
+            raise reader.fail("gpio.seats", seat, f"names no player (players: {', '.join(players) or 'none'})")
+    _no_shared_pins(reader, sections["gpio"], seats)
+    return Config(
+        **values,
+        camera=sections["camera"],
+        vision=sections["vision"],
+        gpio=sections["gpio"],
+        seats=seats,
+        zones=zones,
+        rules=rules,
+    )
+
+
+def _checked(reader: _Reader, section: str, key: str, value: Any) -> Any:
+    try:
+        return SCHEMA[section][key].check(value)
+    except ValueError as exc:
+        raise reader.bad_value(section, key, str(exc), value) from None
+
+
+def _seats(reader: _Reader, value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise reader.bad_value("gpio", "seats", "must be a table [gpio.seats] of name = pin", value)
+    seats = {}
+    for name, pin in value.items():
+        try:
+            seats[name] = _pin(pin)
+        except ValueError as exc:
+            raise reader.bad_value("gpio.seats", name, str(exc), pin) from None
+    return {name: pin for name, pin in seats.items() if pin}
+
+
+def _zones(reader: _Reader, value: Any) -> dict[str, tuple[float, float, float, float]]:
+    if not isinstance(value, dict):
+        raise reader.bad_value("", "zones", "must be a table [zones]", value)
+    zones = {}
+    for name, box in value.items():
+        if name not in ZONE_NAMES:
+            raise reader.unknown("zones", name, ZONE_NAMES)
+        ok = (
+            isinstance(box, list)
+            and len(box) == 4
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in box)
+        )
+        if not ok or not (box[0] < box[2] and box[1] < box[3]):
+            raise reader.bad_value(
+                "zones", name, "must be [x1, y1, x2, y2], fractions 0-1 of the frame with x1 < x2, y1 < y2", box
+            )
+        zones[name] = tuple(float(v) for v in box)  # type: ignore[assignment]
+    return zones
+
+
+def _rules(reader: _Reader, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise reader.bad_value("", "rules", "must be a table [rules]", value)
+    for name in value:
+        if name not in RULE_KEYS:
+            raise reader.unknown("rules", name, RULE_KEYS)
+    rules = dict(value)
+    problem = rules_problem(rules)
+    if problem:
+        key, message = problem
+        raise reader.bad_value("rules", key, message, rules[key]) if key in rules else reader.fail("rules", None, message)
+    return rules
+
+
+def rules_problem(rules: dict[str, Any]) -> tuple[str, str] | None:
+    """Ask the engine whether these table options are valid: (key, why) or None.
+
+    The engine owns what each option accepts; asking it keeps one source of truth."""
+    if not rules:
+        return None
+    try:
+        from companion.engine import Table
+    except ImportError:  # engine not installed in this build: values are checked at game start
+        return None
+    reason = Table().check({"type": "game", "players": ["A", "B"], "rules": rules})
+    if reason is None:
+        return None
+    for key in rules:
+        if key in reason:
+            return key, _strip_key(reason, key)
+    return "", reason
+
+
+def _strip_key(reason: str, key: str) -> str:
+    # "rules: target must be ..." -> "must be ..." so the message reads "rules.target must be ..."
+    tail = reason.split(key, 1)[1].lstrip(" :'\"")
+    return tail or reason
+
+
+def _no_shared_pins(reader: _Reader, gpio: dict[str, Any], seats: dict[str, int]) -> None:
+    used: dict[int, tuple[str, str]] = {}
+    wires = [("gpio", k) for k in ("uno_pin", "draw_pin", "pass_pin", "led_pin", "buzzer_pin") if k in gpio]
+    wires += [("gpio.seats", name) for name in seats]
+    for section, key in wires:
+        pin = gpio[key] if section == "gpio" else seats[key]
+        if not pin or (section == "gpio" and key == "uno_pin" and seats):
+            continue  # per-seat buttons replace the shared one, so its pin may be reused
+        if pin in used:
+            other = ".".join(p for p in used[pin] if p)
+            raise reader.bad_value(section, key, f"uses the same pin as {other}", pin)
+        used[pin] = (section, key)
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read the config file: `path`, or the default location. A missing default file is not a
+    mistake (defaults apply); a missing file that was named is."""
+    named = path is not None
+    target = Path(path).expanduser() if named else default_config_path()
+    if not target.exists():
+        if named:
+            raise InputFileError(f"{target}: no such configuration file (write one with `uno-companion init --path {target}`)")
+        return Config()
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{target}: cannot read the configuration: {exc}") from None
+    config = parse_config(text, name=str(target))
+    config.path = target
+    return config
+
+
+def apply_overrides(config: Config, **flags: Any) -> Config:
+    """Command-line flags win over the file; a flag left at None changes nothing."""
+    for name, value in flags.items():
+        if value is None:
+            continue
+        if name in ("camera_source",):
+            try:
+                config.camera["source"] = _camera_source(value)
+            except ValueError as exc:
+                raise ConfigError(f"--camera {exc}, got {value!r}") from None
+        elif name == "port":
+            try:
+                config.port = _int_range(1, 65535)(value)
+            except ValueError as exc:
+                raise ConfigError(f"--port {exc}, got {value!r}") from None
+        elif name == "players":
+            try:
+                config.players = _players(value)
+            except ValueError as exc:
+                raise ConfigError(f"--players {exc}") from None
+        elif hasattr(config, name):
+            setattr(config, name, value)
+        else:
+            raise TypeError(f"unknown override {name}")
+    return config
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, float):
+        return f"{value:g}" if value != int(value) else f"{value:.1f}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return str(value)
+
+
+def commented_config() -> str:
+    """The text `uno-companion init` writes: every key at its default with its comment."""
+    out = [
+        "# UNO table companion configuration (`uno-companion init` wrote it; edit freely).",
+        "# Command-line flags of `uno-companion run` override these values.",
+        "",
+    ]
+    for section, keys in SCHEMA.items():
+        if section in _OPEN_TABLES:
+            continue
+        if section:
+            out += ["", f"[{section}]"]
+        for key, spec in keys.items():
+            out.append(f"# {spec.comment}")
+            out.append(f"{key} = {_toml_value(spec.default)}")
+    out += [
+        "",
+        "# One UNO! button per seat instead of the shared one: uncomment, name = BCM pin.",
+        "# [gpio.seats]",
+        "# Ann = 5",
+        "# Bob = 6",
+        "",
+        "# Where the camera looks, as fractions of the frame [x1, y1, x2, y2];",
+        "# leave out to let the companion find the discard pile itself.",
+        "[zones]",
+        "# discard = [0.35, 0.30, 0.65, 0.70]",
+        "# draw = [0.05, 0.30, 0.30, 0.70]",
+        "# reveal = [0.05, 0.75, 0.95, 0.98]",
+        "",
+        "# Table options from the rulebook; leave out for the rulebook's defaults.",
+        "[rules]",
+        '# deck = "classic"            # "classic", "modern" or "swap"',
+        "# target = 500",
+        "# uno_penalty = 2",
+        '# uno_catch = "auto"          # "auto" or "players"',
+        "# stacking = false            # false, \"draw_two\", \"wild_draw_four\" or true",
+        "# jump_in = false",
+        "# seven_zero = false",
+        "# draw_until_playable = false",
+        "",
+    ]
+    return "\n".join(out)

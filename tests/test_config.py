@@ -1,0 +1,165 @@
+"""The configuration file: defaults, init, line-numbered errors, unknown keys, overrides."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main as cli
+from companion.config import (
+    Config,
+    apply_overrides,
+    commented_config,
+    default_config_path,
+    find_line,
+    load_config,
+    parse_config,
+)
+from companion.errors import ConfigError, InputFileError
+
+
+def test_config_defaults_without_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    config = load_config()
+    assert config.port == 8000 and config.players == [] and config.path is None
+    assert config.gpio["uno_pin"] == 17 and config.camera["source"] == "auto"
+
+
+def test_config_default_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert default_config_path() == tmp_path / "uno-companion" / "config.toml"
+
+
+def test_config_commented_file_reads_back_as_defaults() -> None:
+    assert parse_config(commented_config()) == Config()
+
+
+def test_init_writes_a_commented_file_then_refuses_to_overwrite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert cli(["init"]) == 0
+    path = tmp_path / "uno-companion" / "config.toml"
+    text = path.read_text()
+    assert "# BCM pin of the shared UNO! buzzer" in text and "uno_pin = 17" in text
+    path.write_text(text.replace("port = 8000", "port = 8080"))
+    assert cli(["init"]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert "port = 8080" in path.read_text()  # the edited file is untouched
+    assert cli(["init", "--force"]) == 0
+    assert "port = 8000" in path.read_text()
+
+
+def test_init_path_option(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "table.toml"
+    assert cli(["init", "--path", str(target)]) == 0
+    assert load_config(target).path == target
+
+
+def test_config_reads_players_seats_and_rules() -> None:
+    config = parse_config(
+        """
+players = ["Ann", "Bob", "Cy"]
+dealer = "Bob"
+port = 8080
+host_pin = "2468"
+[camera]
+source = 0
+[gpio]
+led_pin = 22
+[gpio.seats]
+Ann = 5
+Bob = 6
+Cy = 13
+[zones]
+discard = [0.3, 0.3, 0.7, 0.7]
+[rules]
+target = 200
+"""
+    )
+    assert config.players == ["Ann", "Bob", "Cy"] and config.dealer == "Bob"
+    assert config.port == 8080 and config.host_pin == "2468"
+    assert config.camera["source"] == 0 and config.gpio["led_pin"] == 22
+    assert config.seats == {"Ann": 5, "Bob": 6, "Cy": 13}
+    assert config.zones["discard"] == (0.3, 0.3, 0.7, 0.7)
+    assert config.rules == {"target": 200}
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('players = ["A", "B"]\n\n\n\n\n\nport = "abc"\n',
+         "config.toml line 7: port must be an integer 1-65535, got 'abc'"),
+        ("port = 70000\n", "config.toml line 1: port must be an integer 1-65535, got 70000"),
+        ("[gpio]\nuno_pin = 40\n", "config.toml line 2: gpio.uno_pin must be a BCM pin number 2-27"),
+        ("[gpio]\nenabled = 1\n", "config.toml line 2: gpio.enabled must be true or false, got 1"),
+        ("[camera]\nfps = 0\n", "config.toml line 2: camera.fps must be a number 1-120, got 0"),
+        ("[camera]\nsource = -1\n", "config.toml line 2: camera.source must be a camera index 0 or more"),
+        ('players = ["Solo"]\n', "config.toml line 1: players must name 2-10 players"),
+        ('players = ["A", "A"]\n', "config.toml line 1: players must not name a player twice"),
+        ('players = ["A", "B"]\ndealer = "Z"\n', "config.toml line 2: dealer must be one of the players, got 'Z'"),
+        ('host_pin = "12"\n', "config.toml line 1: host_pin must be 4-8 digits"),
+        ('players = ["A", "B"]\n[gpio.seats]\nA = 5\nZed = 6\n', "config.toml line 4: gpio.seats.Zed names no player"),
+        ('[gpio]\nuno_pin = 0\nled_pin = 5\nbuzzer_pin = 5\n', "config.toml line 4: gpio.buzzer_pin uses the same pin as gpio.led_pin"),
+        ("[zones]\ndiscard = [0.5, 0.5, 0.2, 0.9]\n", "config.toml line 2: zones.discard must be [x1, y1, x2, y2]"),
+        ("port = \n", "config.toml: not valid TOML"),
+    ],
+)
+def test_config_bad_value_names_key_and_line(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    assert str(info.value).startswith(message), str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("prot = 8000\n", "config.toml line 1: unknown key 'prot' at the top level: did you mean 'port'?"),
+        ("[camera]\n\nsorce = 0\n", "config.toml line 3: unknown key 'sorce' in [camera]: did you mean 'source'?"),
+        ("[gpio]\nled = 27\n", "config.toml line 2: unknown key 'led' in [gpio]: did you mean 'led_pin'?"),
+        ("[rules]\nstaking = true\n", "config.toml line 2: unknown key 'staking' in [rules]: did you mean 'stacking'?"),
+        ("[zones]\ndiscrad = [0, 0, 1, 1]\n", "config.toml line 2: unknown key 'discrad' in [zones]: did you mean 'discard'?"),
+        ("[gamera]\n", "config.toml line 1: unknown key 'gamera' at the top level: did you mean 'camera'?"),
+    ],
+)
+def test_config_unknown_key_suggests_the_closest(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match="^" + __import__("re").escape(message)):
+        parse_config(text)
+
+
+def test_config_find_line_respects_tables() -> None:
+    text = "port = 1\n[camera]\nport = 2\n[gpio.seats]\n'Ann' = 5\n"
+    assert find_line(text, "", "port") == 1
+    assert find_line(text, "camera", "port") == 3
+    assert find_line(text, "gpio.seats", "Ann") == 5
+
+
+def test_config_inline_seats_table_points_at_its_key() -> None:
+    with pytest.raises(ConfigError, match="line 3: gpio.seats.Bo must be a BCM pin"):
+        parse_config('players = ["Al", "Bo"]\n[gpio]\nseats = { Al = 5, Bo = 99 }\n')
+
+
+def test_config_named_file_missing_is_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no such configuration file"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_config_flags_override_file() -> None:
+    config = parse_config('port = 8080\n[camera]\nsource = "picamera"\n')
+    apply_overrides(config, port=9000, camera_source="2", db=None)
+    assert config.port == 9000 and config.camera["source"] == 2
+
+
+def test_config_bad_flag_value_is_named() -> None:
+    with pytest.raises(ConfigError, match="--port must be an integer 1-65535"):
+        apply_overrides(Config(), port=0)
+
+
+def test_run_reports_config_error_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[gpio]\nuno_pin = 'x'\n")
+    assert cli(["run", "--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("config.toml line 2: gpio.uno_pin must be a BCM pin number 2-27 (0 = not fitted), got 'x'")
+    assert "\n" not in err

@@ -1,0 +1,176 @@
+"""Buttons and lights on gpiozero's MockFactory: presses become table events, lights follow
+the referee. The pin factory is passed to every device, never set class-wide."""
+from __future__ import annotations
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from hardware import Debouncer, DrawPassButtons, Lights, UnoButtons, open_hardware
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def factory() -> MockFactory:
+    return MockFactory()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def press(factory: MockFactory, pin: int) -> None:
+    factory.pin(pin).drive_low()
+    factory.pin(pin).drive_high()
+
+
+def test_debouncer_ignores_presses_inside_the_window(clock: Clock) -> None:
+    debouncer = Debouncer(200, clock)
+    seen = [debouncer.accept()]
+    for step in (0.05, 0.1, 0.06, 0.3):
+        clock.advance(step)
+        seen.append(debouncer.accept())
+    # 0.05 and 0.15 after the first are bounce; 0.21 is a new press; 0.3 later another.
+    assert seen == [True, False, False, True, True]
+
+
+def test_shared_uno_button_press_submits_uno_without_player(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    buttons = UnoButtons(events.append, factory, shared_pin=17, clock=clock)
+    press(factory, 17)
+    assert events == [{"type": "uno"}]
+    buttons.close()
+
+
+def test_shared_uno_button_bounce_is_ignored(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    UnoButtons(events.append, factory, shared_pin=17, debounce_ms=200, clock=clock)
+    press(factory, 17)
+    clock.advance(0.01)
+    press(factory, 17)  # contact bounce
+    clock.advance(0.02)
+    press(factory, 17)
+    clock.advance(0.5)
+    press(factory, 17)  # a real second press
+    assert events == [{"type": "uno"}, {"type": "uno"}]
+
+
+def test_per_seat_uno_buttons_name_the_player(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    buttons = UnoButtons(events.append, factory, shared_pin=17, seat_pins={"Ann": 5, "Bob": 6}, clock=clock)
+    press(factory, 6)
+    press(factory, 5)  # a different button: its own debounce
+    press(factory, 17)  # the shared pin is not in use with per-seat buttons
+    assert events == [{"type": "uno", "player": "Bob"}, {"type": "uno", "player": "Ann"}]
+    assert set(buttons.buttons) == {"Ann", "Bob"}
+
+
+@pytest.mark.parametrize("held, expected", [(0.2, "draw"), (0.99, "draw"), (1.0, "pass"), (3.0, "pass")])
+def test_draw_pass_single_button_short_draws_long_passes(
+    factory: MockFactory, clock: Clock, held: float, expected: str
+) -> None:
+    events: list[dict] = []
+    DrawPassButtons(events.append, factory, draw_pin=23, long_press=1.0, clock=clock)
+    factory.pin(23).drive_low()
+    clock.advance(held)
+    factory.pin(23).drive_high()
+    assert events == [{"type": expected}]
+
+
+def test_draw_pass_bounced_press_and_its_release_are_ignored(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    DrawPassButtons(events.append, factory, draw_pin=23, debounce_ms=200, clock=clock)
+    press(factory, 23)
+    clock.advance(0.05)
+    press(factory, 23)
+    assert events == [{"type": "draw"}]
+
+
+def test_draw_pass_two_buttons(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    DrawPassButtons(events.append, factory, draw_pin=23, pass_pin=24, clock=clock)
+    factory.pin(23).drive_low()
+    clock.advance(5)  # a long press on the draw button still only draws
+    factory.pin(23).drive_high()
+    press(factory, 24)
+    assert events == [{"type": "draw"}, {"type": "pass"}]
+
+
+def test_led_lit_while_uno_window_open(factory: MockFactory) -> None:
+    lights = Lights(factory, led_pin=27, background=False)
+    assert not lights.led_lit
+    lights.update({"uno_window": "Ann"}, [{"kind": "uno_called"}])
+    assert lights.led_lit and factory.pin(27).state
+    lights.update({"uno_window": None}, [])
+    assert not lights.led_lit
+
+
+def test_led_flashes_on_illegal_play_then_shows_the_window(factory: MockFactory) -> None:
+    lights = Lights(factory, led_pin=27, background=False)
+    pin = factory.pin(27)
+    pin.clear_states()
+    lights.update({"uno_window": "Bob"}, [{"kind": "illegal_play", "player": "Ann"}])
+    lit = [s.state for s in pin.states]
+    # several on/off flashes, then lit again because Bob's window is open
+    assert lit.count(True) >= 6 and lit[-1] is True
+    lights.update({"uno_window": None}, [{"kind": "illegal_play"}])
+    assert not lights.led_lit
+
+
+@pytest.mark.parametrize(
+    "kinds, beeps",
+    [([], 0), (["uno_called"], 0), (["rejected"], 0), (["hand_won"], 1), (["uno_penalty"], 2), (["illegal_play"], 2)],
+)
+def test_buzzer_beeps_on_notices(factory: MockFactory, kinds: list[str], beeps: int) -> None:
+    lights = Lights(factory, led_pin=0, buzzer_pin=18, background=False)
+    pin = factory.pin(18)
+    pin.clear_states()
+    lights.update({"uno_window": None}, [{"kind": k} for k in kinds])
+    assert [s.state for s in pin.states].count(True) == beeps
+
+
+def test_open_hardware_builds_what_the_config_names(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    gpio = {"enabled": True, "uno_pin": 17, "draw_pin": 23, "pass_pin": 0, "led_pin": 27,
+            "buzzer_pin": 18, "debounce_ms": 200, "long_press": 1.0}
+    hw = open_hardware(gpio, {}, events.append, pin_factory=factory, clock=clock, background=False)
+    assert hw is not None
+    assert hw.describe() == "shared UNO! button, draw/pass button, LED, buzzer"
+    press(factory, 17)
+    hw.update({"uno_window": "Cy"}, [])
+    assert events == [{"type": "uno"}] and factory.pin(27).state
+    hw.close()
+
+
+def test_open_hardware_leaves_out_a_part_that_fails(factory: MockFactory) -> None:
+    said: list[str] = []
+    factory.pin(27)  # fine; now make the LED pin clash with the button's
+    gpio = {"uno_pin": 17, "led_pin": 17}
+    hw = open_hardware(gpio, {}, lambda e: None, pin_factory=factory, say=said.append)
+    assert hw is not None and hw.uno is not None and hw.lights is None
+    assert len(said) == 1 and said[0].startswith("GPIO: lights:")
+
+
+def test_open_hardware_without_gpio_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    said: list[str] = []
+    assert open_hardware({"enabled": True}, {}, lambda e: None, say=said.append) is None
+    assert len(said) == 1 and "buttons and lights are off" in said[0]
+
+
+def test_open_hardware_disabled_says_nothing() -> None:
+    said: list[str] = []
+    assert open_hardware({"enabled": False}, {}, lambda e: None, say=said.append) is None
+    assert said == []
