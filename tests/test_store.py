@@ -1,0 +1,171 @@
+"""The event store: SQLite rows for every event, restore of the last game, JSON Lines in/out."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.errors import InputFileError
+from companion.store import EventStore, StoreError, default_db_path, read_jsonl
+
+GAME = {"type": "game", "players": ["Ann", "Bob", "Cid"]}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> EventStore:
+    with EventStore(tmp_path / "table.db") as s:
+        yield s
+
+
+def test_store_runs_in_wal_mode_with_full_sync(store: EventStore) -> None:
+    assert store.journal_mode == "wal"
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    # WAL is a property of the file: a second connection sees it too.
+    other = sqlite3.connect(store.path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other.close()
+
+
+def test_store_append_numbers_events_from_zero_per_game(store: EventStore) -> None:
+    a, b = store.new_game(), store.new_game()
+    assert [store.append(a, GAME, True), store.append(a, {"type": "deal"}, True)] == [0, 1]
+    assert store.append(b, GAME, True) == 0
+    assert store.events(a) == [GAME, {"type": "deal"}]
+
+
+def test_store_keeps_rejected_and_unparsable_lines(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True, source="phone")
+    store.append(game, {"type": "pass"}, False, source="phone")
+    store.append(game, "this is not json", False, source="import")
+    rows = store.rows(game)
+    assert [r["accepted"] for r in rows] == [True, False, False]
+    assert [r["source"] for r in rows] == ["phone", "phone", "import"]
+    assert rows[2]["line"] == "this is not json"
+    assert all(r["time"] > 0 for r in rows)
+
+
+def test_store_rows_are_committed_for_other_readers(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True)
+    # A separate connection (another process after a crash) reads the row at once.
+    other = sqlite3.connect(store.path)
+    assert other.execute("SELECT line FROM events").fetchall() == [(json.dumps(GAME, separators=(",", ":")),)]
+    other.close()
+
+
+def test_store_last_unfinished_is_the_newest_game_until_it_is_over(store: EventStore) -> None:
+    assert store.last_unfinished() is None
+    old = store.new_game()
+    store.append(old, GAME, True)
+    assert store.last_unfinished() == old
+    new = store.new_game()
+    store.append(new, GAME, True)
+    assert store.last_unfinished() == new
+    store.append(new, {"type": "points", "player": "Ann", "points": 3}, True, finished=True)
+    # The abandoned older game is not brought back once the newer one finished.
+    assert store.last_unfinished() is None
+    store.set_finished(new, False)  # e.g. an undo of the last scoring
+    assert store.last_unfinished() == new
+
+
+def test_store_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with EventStore(path) as s:
+        game = s.new_game()
+        s.append(game, GAME, True)
+    with EventStore(path) as s:
+        assert s.last_unfinished() == game
+        assert s.events(game) == [GAME]
+        assert s.append(game, {"type": "deal", "dealer": "Ann"}, True) == 1
+
+
+def test_store_failed_write_changes_nothing(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True)
+    # A second writer holding the lock makes our write fail (like a full or broken disk).
+    blocker = sqlite3.connect(store.path, timeout=0)
+    blocker.execute("BEGIN EXCLUSIVE")
+    store._db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(StoreError, match="nothing was changed"):
+        store.append(game, {"type": "deal"}, True)
+    blocker.rollback()
+    blocker.close()
+    assert store.events(game) == [GAME]
+    assert store.append(game, {"type": "deal"}, True) == 1
+
+
+@pytest.mark.parametrize(
+    "make_bad",
+    [
+        lambda p: p.write_bytes(b"this is not a database, just text" * 100),
+        lambda p: p.mkdir(),
+    ],
+    ids=["not-a-database", "a-folder"],
+)
+def test_store_unopenable_file_is_one_line_error(tmp_path: Path, make_bad) -> None:
+    path = tmp_path / "bad.db"
+    make_bad(path)
+    with pytest.raises(StoreError) as err:
+        EventStore(path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_store_default_path_follows_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("UNO_COMPANION_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_db_path() == tmp_path / "xdg" / "uno-companion" / "games.db"
+    monkeypatch.setenv("UNO_COMPANION_DB", str(tmp_path / "mine.db"))
+    assert default_db_path() == tmp_path / "mine.db"
+
+
+def test_store_export_writes_every_line_in_order(store: EventStore, tmp_path: Path) -> None:
+    game = store.new_game()
+    lines = [GAME, {"type": "deal", "dealer": "Ann"}, "oops", {"type": "flip", "card": "red_7"}]
+    for line in lines:
+        store.append(game, line, line != "oops")
+    out = tmp_path / "out.jsonl"
+    store.export_jsonl(game, out)
+    assert read_jsonl(out) == [json.dumps(GAME, separators=(",", ":")),
+                               '{"type":"deal","dealer":"Ann"}', "oops",
+                               '{"type":"flip","card":"red_7"}']
+
+
+def test_store_export_unknown_game_is_an_error(store: EventStore, tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no game 'nope'"):
+        store.export_jsonl("nope", tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b'{"a":1}\n{"b":2}\n', ['{"a":1}', '{"b":2}']),
+        (b'{"a":1}\n\n{"b":2}', ['{"a":1}', "", '{"b":2}']),  # blank lines count as events
+        (b'\xef\xbb\xbf{"a":1}\r\n', ['{"a":1}']),  # BOM and CRLF from a Windows editor
+        (b"", []),
+    ],
+)
+def test_read_jsonl_keeps_line_positions(tmp_path: Path, content: bytes, expected: list) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(content)
+    assert read_jsonl(path) == expected
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.write_bytes(b"\xff\xfe\x00garbage\xff"), "not a UTF-8 text file"),
+    ],
+    ids=["missing", "folder", "binary"],
+)
+def test_read_jsonl_unreadable_is_one_line_error(tmp_path: Path, setup, message: str) -> None:
+    path = tmp_path / "log.jsonl"
+    setup(path)
+    with pytest.raises(InputFileError, match=message) as err:
+        read_jsonl(path)
+    assert err.value.exit_code == 2 and "\n" not in str(err.value)
