@@ -1,0 +1,408 @@
+"""`uno-companion run`: camera, referee, event store, phone page and buttons in one process.
+
+With no camera configured or found it plays the bundled demo video in a loop, at real speed,
+for a demo table of four, so `pip install -e . && uno-companion run` shows cards recognised
+and standings moving on http://localhost:8000 within a minute.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import secrets
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from companion.config import Config, apply_overrides, default_data_dir, load_config
+from companion.errors import CompanionError, InputFileError
+
+HELP = "run the companion: camera, referee, phone page, buttons"
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo"
+log = logging.getLogger("companion.run")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=None,
+                        help="configuration file (default: ~/.config/uno-companion/config.toml; write one with `uno-companion init`)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--camera", default=None, metavar="SOURCE",
+                        help="0, 1, ... (USB camera), picamera, demo (the bundled video), none (phones only), or a stream URL")
+    source.add_argument("--video", type=Path, default=None, metavar="FILE",
+                        help="play a video file as the camera (in a loop, at real speed)")
+    parser.add_argument("--port", type=int, default=None, help="port of the phone page (default 8000)")
+    parser.add_argument("--host", default=None, help="address to listen on (default 0.0.0.0: every network)")
+    parser.add_argument("--db", type=Path, default=None, help="event store file (SQLite)")
+    parser.add_argument("--players", default=None, metavar="A,B,C",
+                        help="seats clockwise, comma-separated (overrides the configuration)")
+    parser.add_argument("--host-pin", default=None, help="PIN for set-up and corrections on the phone page")
+    parser.add_argument("--no-gpio", action="store_true", help="do not use buttons and lights")
+    parser.add_argument("--bench", type=float, default=None, metavar="SECONDS",
+                        help="run this long, then print frame rate, memory (RSS) and CPU, and stop")
+    parser.add_argument("--status-every", type=float, default=5.0, metavar="SECONDS",
+                        help="how often to print the status line (default 5)")
+
+
+# -- choosing the frame source ---------------------------------------------------------------
+
+
+def demo_video() -> tuple[Path, Path | None]:
+    """The bundled demo video and its true table log (if shipped beside it)."""
+    videos = sorted(p for p in DEMO_DIR.glob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+    if not videos:
+        raise InputFileError(f"the demo video is missing from {DEMO_DIR} (reinstall the package)")
+    video = videos[0]
+    for truth in (video.with_suffix(".jsonl"), video.with_suffix(".events.jsonl"), DEMO_DIR / "events.jsonl"):
+        if truth.is_file():
+            return video, truth
+    return video, None
+
+
+def find_camera(say: Callable[[str], None]) -> str | int | None:
+    """`auto`: a Raspberry Pi camera module, else the first USB camera that gives a frame."""
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+
+        if Picamera2.global_camera_info():
+            return "picamera"
+    except Exception:
+        pass
+    try:
+        import cv2
+
+        if not any(Path("/dev").glob("video*")) and os.name == "posix":
+            return None  # no device node: skip OpenCV's noisy probe
+        cap = cv2.VideoCapture(0)
+        try:
+            if cap.isOpened() and cap.read()[0]:
+                return 0
+        finally:
+            cap.release()
+    except Exception as exc:
+        say(f"camera: probing camera 0 failed ({exc})")
+    return None
+
+
+def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str], None]) -> tuple[str, Any]:
+    """("demo", None), ("none", None), ("video", Path) or ("camera", spec)."""
+    if args.video is not None:
+        if not args.video.is_file():
+            raise InputFileError(f"video file {str(args.video)!r} does not exist")
+        return "video", args.video
+    spec = args.camera if args.camera is not None else config.camera["source"]
+    text = str(spec).strip().lower()
+    if text in ("demo", "none"):
+        return text, None
+    if text == "auto":
+        found = find_camera(say)
+        if found is None:
+            say("camera: none found, playing the bundled demo video with a demo table")
+            return "demo", None
+        return "camera", found
+    if text == "picamera" or text.isdigit() or "://" in text:
+        return "camera", int(text) if text.isdigit() else str(spec).strip()
+    path = Path(str(spec)).expanduser()
+    if not path.exists():
+        raise InputFileError(f"camera source {str(spec)!r} is not a camera index, 'picamera', 'demo', 'none', a URL or an existing file")
+    return "video", path
+
+
+# -- building the parts -------------------------------------------------------------------------
+
+
+def make_detector(config: Config) -> Any:
+    from companion.detector import YoloDetector
+
+    options: dict[str, Any] = {}
+    if config.vision.get("model"):
+        options["model"] = config.vision["model"]
+    if config.vision.get("imgsz"):
+        options["imgsz"] = config.vision["imgsz"]
+    if config.vision.get("conf") is not None:
+        options["conf"] = config.vision["conf"]
+    return _construct(YoloDetector, options)
+
+
+def _construct(cls: Any, options: dict[str, Any]) -> Any:
+    """Build with the options the class accepts (the detector's signature is the vision team's)."""
+    import inspect
+
+    try:
+        accepted = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return cls(**options)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        return cls(**options)
+    names = {"model": ("model", "weights", "path"), "imgsz": ("imgsz",), "conf": ("conf",)}
+    kwargs = {}
+    for key, value in options.items():
+        for name in names.get(key, (key,)):
+            if name in accepted:
+                kwargs[name] = value
+                break
+    return cls(**kwargs)
+
+
+def make_zones(config: Config, width: int, height: int) -> Any:
+    """Zones from [zones] (fractions of the frame) over the default layout, in pixels."""
+    from companion.zones import Zones, _rect
+
+    zones = Zones.default(width, height)
+    for name, (x1, y1, x2, y2) in config.zones.items():
+        setattr(zones, name, _rect(x1 * width, y1 * height, x2 * width, y2 * height))
+    return zones
+
+
+def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple[int, int]]) -> Callable[[], Any]:
+    from companion.watcher import Watcher
+
+    def make() -> Any:
+        width, height = size()
+        return Watcher(detector, make_zones(config, width, height))
+
+    return make
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (phones cannot use localhost)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # UDP connect sends nothing
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def print_join(url: str, say: Callable[[str], None]) -> None:
+    say(f"phones: open {url} (same Wi-Fi), or scan:")
+    try:
+        import io
+
+        import qrcode
+
+        qr = qrcode.QRCode(border=1)
+        qr.add_data(url)
+        out = io.StringIO()
+        qr.print_ascii(out=out, invert=True)
+        say(out.getvalue().rstrip("\n"))
+    except Exception:
+        pass
+
+
+def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> None:
+    """Resume the stored game if it is this table's; else start one for the configured players."""
+    state = referee.state
+    names = [p["name"] for p in state.get("players", [])]
+    resumable = referee.game_id is not None and state.get("waiting_for") not in ("game", "game_over", None)
+    if resumable and (not config.players or names == config.players):
+        say(f"game: resuming {referee.game_id} ({len(referee.events)} events, {', '.join(names)})")
+        return
+    if not config.players:
+        say("game: none yet; set up the players on the host page")
+        return
+    game: dict = {"type": "game", "players": config.players}
+    if config.rules:
+        game["rules"] = config.rules
+    for event in (game, {"type": "deal", "dealer": config.dealer or config.players[0]}):
+        notices = referee.submit(event, source="config")
+        rejected = [n for n in notices if n.get("kind") == "rejected"]
+        if rejected:
+            raise CompanionError(f"cannot start the game from the configuration: {rejected[0].get('message')}")
+    say(f"game: new game {referee.game_id} for {', '.join(config.players)}")
+
+
+def make_app(referee: Any, config: Config, host_pin: str) -> Any:
+    from web import create_app
+
+    return create_app({"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None}, referee=referee)
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def main(args: argparse.Namespace) -> int:
+    say: Callable[[str], None] = lambda line: print(line, flush=True)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    os.environ.setdefault("YOLO_OFFLINE", "true")
+
+    config = load_config(args.config)
+    players = [p for p in args.players.split(",")] if args.players is not None else None
+    apply_overrides(config, port=args.port, host=args.host, players=players,
+                    db=str(args.db) if args.db is not None else None)
+    if args.no_gpio:
+        config.gpio["enabled"] = False
+    if args.host_pin is not None:
+        from companion.config import _host_pin
+
+        try:
+            config.host_pin = _host_pin(args.host_pin)
+        except ValueError as exc:
+            raise CompanionError(f"--host-pin {exc}") from None
+
+    kind, spec = choose_source(config, args, say)
+    truth: list[dict] = []
+    if kind == "demo":
+        video, truth_path = demo_video()
+        spec = video
+        if truth_path is not None:
+            truth = [json.loads(line) for line in truth_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if not config.db:
+            config.db = str(default_data_dir() / "demo.db")  # demo games never mix with real ones
+    return run(config, kind, spec, truth, args, say)
+
+
+def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
+        say: Callable[[str], None]) -> int:
+    from companion.referee import Referee
+    from companion.runner import Companion, EventPump, VisionLoop, WebServer
+    from companion.store import EventStore
+
+    db = config.db_path
+    db.parent.mkdir(parents=True, exist_ok=True)
+    store = EventStore(db)
+    referee = Referee(store)
+    host_pin = config.host_pin or f"{secrets.randbelow(10000):04d}"
+
+    bot = None
+    if kind == "demo":
+        from companion.tablebot import DEMO_PLAYERS, TableBot
+
+        truth_game = next((e for e in truth if e.get("type") == "game"), {})
+        players = config.players or truth_game.get("players") or list(DEMO_PLAYERS)
+        bot = TableBot(referee, players, truth=truth, rules=config.rules or truth_game.get("rules"))
+    else:
+        start_table(referee, config, say)
+
+    vision = None
+    if kind in ("demo", "video", "camera"):
+        vision = build_vision(config, kind, spec, referee, bot, say)
+
+    pump = EventPump(referee, "gpio")
+    hardware = None
+    if config.gpio.get("enabled", True):
+        from hardware import open_hardware
+
+        hardware = open_hardware(config.gpio, config.seats, pump.put, say=say)
+
+    app = make_app(referee, config, host_pin)
+    web = WebServer(app, config.host, config.port)
+    companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,
+                          pump=pump if hardware is not None else None, say=say)
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, on_signal)  # systemd stops with SIGTERM
+    try:
+        companion.start()
+        url = f"http://{lan_address() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
+        say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
+        if args.bench is None:
+            print_join(url, say)
+        say(f"events are stored in {db}; Ctrl-C stops")
+        if args.bench is not None:
+            bench = Bench()
+            companion.run(duration=args.bench, every=args.status_every, stop=stop)
+            say(bench.report(companion))
+        else:
+            companion.run(every=args.status_every, stop=stop)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        companion.stop()
+        store.close()
+    say(f"stopped; every event is saved in {db}")
+    return 0
+
+
+def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None]) -> Any:
+    from companion.camera import OpenCVSource, Picamera2Source
+    from companion.runner import VisionLoop
+
+    size = (int(config.camera["width"]), int(config.camera["height"]))
+    frame_size = {"value": (640, 480)}
+
+    def make_source() -> Any:
+        if kind == "camera" and spec == "picamera":
+            source: Any = Picamera2Source(size=size)
+        elif kind == "camera":
+            source = OpenCVSource(spec, size=size)
+        else:
+            source = OpenCVSource(str(spec))
+            frame_size["value"] = _video_size(Path(str(spec)))
+        return source
+
+    if kind == "camera":
+        frame_size["value"] = size
+    detector = make_detector(config)
+    make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"])
+    return VisionLoop(
+        referee,
+        make_source,
+        make_watcher,
+        loop=kind == "demo" or (kind == "video" and bool(config.camera.get("loop", True))),
+        realtime=kind in ("demo", "video"),
+        on_pass=bot.new_pass if bot is not None else None,
+        on_event=bot.camera_event if bot is not None else None,
+    )
+
+
+def _video_size(path: Path) -> tuple[int, int]:
+    import cv2
+
+    cap = cv2.VideoCapture(str(path))
+    try:
+        width, height = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+    finally:
+        cap.release()
+    return (width, height) if width and height else (640, 480)
+
+
+class Bench:
+    """Memory and CPU of this process over the run, with the vision thread's frame rate."""
+
+    def __init__(self) -> None:
+        self.wall = time.monotonic()
+        self.cpu = time.process_time()
+
+    def report(self, companion: Any) -> str:
+        wall = time.monotonic() - self.wall
+        cpu = time.process_time() - self.cpu
+        rss = _rss_mib()
+        lines = [f"bench: {wall:.0f} s, CPU {100 * cpu / wall:.0f}% of one core (average), RSS {rss:.0f} MiB"]
+        if companion.vision is not None:
+            s = companion.vision.stats
+            lines.append(
+                f"bench: vision {s.frames} frames processed ({s.frames / wall:.1f} fps), {s.skipped} dropped to keep "
+                f"real time, {s.detect_ms:.0f} ms/frame recent, {s.events} table events, {s.errors} errors"
+            )
+        state = companion.referee.state
+        lines.append(f"bench: game {describe(state)}")
+        return "\n".join(lines)
+
+
+def describe(state: dict) -> str:
+    from companion.runner import describe_game
+
+    return describe_game(state)
+
+
+def _rss_mib() -> float:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

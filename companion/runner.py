@@ -1,0 +1,395 @@
+"""The companion at the table: one process, one thread per part, one referee in the middle.
+
+    frame source -> watcher -> referee <- phones (web page), GPIO buttons, demo table bot
+                                |-> event store (inside the referee, before anyone is told)
+                                |-> phones (SSE), LED and buzzer
+
+Data flows one way. Each part runs in its own thread and a failure in one (the camera, the
+recognizer, a GPIO callback) is logged and retried; it never takes down the referee or the
+page. `Runner.status_line()` says how every part is doing, for the console.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Protocol
+
+from companion.camera import Frame, FrameSource, ResilientSource, SourceStatus
+
+log = logging.getLogger("companion.run")
+
+# Camera events the watcher emits; everything else comes from phones, buttons or the bot.
+CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
+
+
+class Watcher(Protocol):
+    def feed(self, frame: Any, t: float) -> list[dict]: ...
+
+
+class Submitter(Protocol):
+    def submit(self, event: dict, source: str = "") -> list[dict]: ...
+
+    @property
+    def state(self) -> dict: ...
+
+
+@dataclass
+class VisionStats:
+    """What the vision thread has done, for the status line and the benchmark."""
+
+    frames: int = 0  # frames the watcher saw
+    skipped: int = 0  # frames dropped to keep up with real time
+    events: int = 0  # table events the watcher confirmed
+    errors: int = 0  # frames whose processing raised
+    passes: int = 0  # times a video was started (the demo loops)
+    fps: float = 0.0  # frames processed per second, recent
+    detect_ms: float = 0.0  # mean time per processed frame, recent
+
+
+class VisionLoop:
+    """Reads frames, feeds the watcher, submits what it confirms to the referee.
+
+    `make_source` builds a fresh FrameSource for each pass over a video (or once for a
+    camera); `make_watcher` a fresh watcher for each pass, so a looping demo starts clean.
+    `realtime` paces a file at its own frame rate and drops frames when processing falls
+    behind, so the table sees the video at real speed on any machine.
+    """
+
+    def __init__(
+        self,
+        referee: Submitter,
+        make_source: Callable[[], FrameSource],
+        make_watcher: Callable[[], Watcher],
+        *,
+        loop: bool = False,
+        realtime: bool = False,
+        on_pass: Callable[[int], None] | None = None,
+        on_event: Callable[[dict, list[dict]], None] | None = None,
+        backoff: tuple[float, float] = (0.5, 10.0),
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.referee = referee
+        self.make_source = make_source
+        self.make_watcher = make_watcher
+        self.loop = loop
+        self.realtime = realtime
+        self.on_pass = on_pass
+        self.on_event = on_event
+        self.backoff = backoff
+        self.clock = clock
+        self.sleep = sleep
+        self.stats = VisionStats()
+        self.source_status: SourceStatus | None = None
+        self.source_name = ""
+        self.finished = threading.Event()
+        self._stop = threading.Event()
+        self._resilient: ResilientSource | None = None
+        self._recent: list[tuple[float, float]] = []  # (clock, seconds spent) per processed frame
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._resilient is not None:
+            self._resilient.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._one_pass()
+                if not self.loop:
+                    break
+        except Exception:
+            log.exception("vision stopped by an error; the referee and the page carry on")
+        finally:
+            self.finished.set()
+
+    def _one_pass(self) -> None:
+        source = self.make_source()
+        self.source_name = getattr(source, "name", "camera")
+        self._resilient = ResilientSource(source, backoff=self.backoff, on_status=self._status_changed)
+        if self._stop.is_set():
+            return
+        watcher = self.make_watcher()
+        self.stats.passes += 1
+        if self.on_pass is not None:
+            self.on_pass(self.stats.passes)
+        start: float | None = None
+        for frame in self._resilient.frames():
+            if self._stop.is_set():
+                break
+            self.source_status = self._resilient.status
+            if self.realtime:
+                now = self.clock()
+                if start is None:
+                    start = now - frame.t
+                due = start + frame.t
+                if now > due + 0.15:  # behind real time: drop this frame, catch up
+                    self.stats.skipped += 1
+                    continue
+                if due > now:
+                    self.sleep(due - now)
+            self._process(watcher, frame)
+        self.source_status = self._resilient.status
+
+    def _process(self, watcher: Watcher, frame: Frame) -> None:
+        began = self.clock()
+        try:
+            events = watcher.feed(frame.image, frame.t)
+        except Exception:
+            # One bad frame (or a recognizer hiccup) is logged, not fatal; no events from it.
+            self.stats.errors += 1
+            if self.stats.errors <= 3 or self.stats.errors % 100 == 0:
+                log.exception("vision: frame %d could not be processed (%d so far)", frame.index, self.stats.errors)
+            return
+        finally:
+            spent = self.clock() - began
+            self.stats.frames += 1
+            self._recent.append((began, spent))
+            if len(self._recent) > 30:
+                del self._recent[0]
+            self._update_rates()
+        for event in events:
+            line = {k: v for k, v in event.items() if k != "t"}  # frame time is not part of the log
+            try:
+                notices = self.referee.submit(line, source="camera")
+            except Exception:
+                log.exception("vision: the referee could not take %s", line)
+                continue
+            self.stats.events += 1
+            if self.on_event is not None:
+                self.on_event(line, notices)
+
+    def _update_rates(self) -> None:
+        if len(self._recent) >= 2:
+            span = self._recent[-1][0] - self._recent[0][0]
+            self.stats.fps = (len(self._recent) - 1) / span if span > 0 else 0.0
+        self.stats.detect_ms = 1000.0 * sum(s for _, s in self._recent) / len(self._recent)
+
+    def _status_changed(self, status: SourceStatus) -> None:
+        self.source_status = status
+
+
+class EventPump:
+    """Takes table events from any thread (GPIO callbacks put and return at once) and hands
+    them to the referee on its own thread."""
+
+    def __init__(self, referee: Submitter, source: str) -> None:
+        self.referee = referee
+        self.source = source
+        self.queue: queue.Queue[dict | None] = queue.Queue()
+        self.submitted = 0
+
+    def put(self, event: dict) -> None:
+        self.queue.put(event)
+
+    def stop(self) -> None:
+        self.queue.put(None)
+
+    def run(self) -> None:
+        while True:
+            event = self.queue.get()
+            if event is None:
+                return
+            try:
+                self.referee.submit(event, source=self.source)
+                self.submitted += 1
+            except Exception:
+                log.exception("%s: the referee could not take %s", self.source, event)
+
+
+def describe_game(state: dict) -> str:
+    """A few words on the game for the status line."""
+    waiting = state.get("waiting_for")
+    if not state.get("players"):
+        return "no game yet (set one up on the host page)"
+    if waiting == "game_over":
+        return f"game over, {state.get('game_winner')} won"
+    hand = state.get("hand") or 0
+    parts = [f"hand {hand}"] if hand else []
+    turn = state.get("turn")
+    if waiting in ("play", "color", "target", "challenge") and turn:
+        parts.append(f"{turn} to {'play' if waiting == 'play' else waiting}")
+    else:
+        parts.append(f"waiting for {waiting}")
+    if state.get("top"):
+        parts.append(f"top {state['top']}")
+    leader = max(state["players"], key=lambda p: p.get("score", 0))
+    if leader.get("score"):
+        parts.append(f"leader {leader['name']} {leader['score']}")
+    return ", ".join(parts)
+
+
+def iter_lines(text: str) -> Iterator[str]:
+    for line in text.splitlines():
+        if line.strip():
+            yield line
+
+
+class WebServer:
+    """The phone page on waitress, in its own thread; binding happens in start() so a port in
+    use is a one-line error before anything else runs."""
+
+    def __init__(self, app: Any, host: str, port: int, threads: int = 16) -> None:
+        self.app, self.host, self.port, self.threads = app, host, port, threads
+        self.server: Any = None
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        from waitress.server import create_server
+
+        from companion.errors import CompanionError
+
+        try:
+            self.server = create_server(self.app, host=self.host, port=self.port, threads=self.threads,
+                                        channel_timeout=300, clear_untrusted_proxy_headers=True)
+        except OSError as exc:
+            error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
+                                   "(another companion running? choose another with --port)")
+            error.exit_code = 2
+            raise error from None
+        self.port = int(self.server.effective_port)
+        self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            self.server.run()
+        except Exception:
+            if self.server is not None:  # closing the socket ends run() with an error: expected
+                log.exception("the phone page stopped")
+
+    def stop(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            try:
+                server.close()
+                server.task_dispatcher.shutdown(timeout=2)
+            except Exception:
+                log.exception("web: stopping the server failed")
+
+
+def phones_connected(app: Any) -> int | None:
+    """How many phones have the live page open (SSE streams), if the web app tells."""
+    if app is None:
+        return None
+    for holder in (getattr(app, "extensions", {}).get("companion"), getattr(app, "extensions", {}).get("uno")):
+        for name in ("phones_connected", "clients", "connected"):
+            value = getattr(holder, name, None) if holder is not None and not isinstance(holder, dict) else (holder or {}).get(name)
+            if callable(value):
+                value = value()
+            if isinstance(value, int):
+                return value
+            if isinstance(value, (list, set, dict)):
+                return len(value)
+    return None
+
+
+class Companion:
+    """All the parts, started and stopped together. Everything is passed in (tests pass fakes)."""
+
+    def __init__(
+        self,
+        referee: Any,
+        *,
+        web: WebServer | None = None,
+        vision: VisionLoop | None = None,
+        bot: Any = None,
+        hardware: Any = None,
+        pump: EventPump | None = None,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        self.referee = referee
+        self.web = web
+        self.vision = vision
+        self.bot = bot
+        self.hardware = hardware
+        self.pump = pump
+        self.say = say
+        self.threads: list[threading.Thread] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        self.started_at = time.monotonic()
+
+    def start(self) -> None:
+        if self.web is not None:
+            self.web.start()  # first: a busy port stops us before anything else moves
+        if self.hardware is not None:
+            self._unsubscribe = self.referee.subscribe(self.hardware.update)
+            self.hardware.update(self.referee.state, [])
+        if self.pump is not None:
+            self._thread(self.pump.run, "gpio-events")
+        if self.bot is not None:
+            self.bot.start()
+        if self.vision is not None:
+            self._thread(self.vision.run, "vision")
+        self.started_at = time.monotonic()
+
+    def _thread(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def stop(self) -> None:
+        if self.vision is not None:
+            self.vision.stop()
+        if self.bot is not None:
+            self.bot.stop()
+        if self.pump is not None:
+            self.pump.stop()
+        for thread in self.threads:
+            thread.join(timeout=5)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self.hardware is not None:
+            self.hardware.close()
+        if self.web is not None:
+            self.web.stop()
+
+    def status_line(self) -> str:
+        parts = [time.strftime("%H:%M:%S")]
+        if self.vision is None:
+            parts.append("camera: none (phones only)")
+        else:
+            stats = self.vision.stats
+            status = self.vision.source_status
+            if status is None or status.state == "starting":
+                camera = f"camera: starting {self.vision.source_name}".rstrip()
+            elif status.state == "lost":
+                camera = f"camera: LOST since {time.strftime('%H:%M:%S', time.localtime(status.since))} ({status.message}); retrying"
+            elif status.state == "ended":
+                camera = "camera: video ended"
+            else:
+                camera = f"camera: {self.vision.source_name} ok, {stats.fps:.1f} fps ({stats.detect_ms:.0f} ms/frame)"
+            if self.vision.finished.is_set() and not self.vision.stopped:
+                camera += " [vision stopped: see the log]"
+            parts.append(camera + f", {stats.events} cards seen")
+        phones = phones_connected(self.web.app if self.web else None)
+        if phones is not None:
+            parts.append(f"phones: {phones}")
+        state = self.referee.state
+        parts.append("game: " + describe_game(state))
+        if self.hardware is not None:
+            parts.append("GPIO: " + self.hardware.describe())
+        return " | ".join(parts)
+
+    def run(self, duration: float | None = None, every: float = 5.0, stop: threading.Event | None = None) -> None:
+        """Print the status line every `every` seconds until Ctrl-C, `stop`, or `duration`."""
+        stop = stop or threading.Event()
+        end = None if duration is None else time.monotonic() + duration
+        last = ""
+        while not stop.is_set():
+            wait = every if end is None else max(0.0, min(every, end - time.monotonic()))
+            if stop.wait(wait):
+                break
+            line = self.status_line()
+            if line[9:] != last[9:]:  # do not repeat an unchanged line (time aside)
+                self.say(line)
+            last = line
+            if end is not None and time.monotonic() >= end:
+                break

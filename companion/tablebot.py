@@ -1,0 +1,194 @@
+"""The demo table bot: the phones of a table that exists only in the bundled demo video.
+
+A real table answers on the phones what the camera cannot see (the colour named after a
+wild, draws and passes, UNO! calls, the points left at the end of a hand, the next deal).
+The demo video has no one holding phones, so with the demo (and only then) this bot does it:
+
+- It starts the game (`game` + `deal`) for the demo players.
+- When the video comes with its true table log (companion/data/demo/*.jsonl), it follows it:
+  after each camera event it matches, it submits the phone/button events that came next in
+  the true log (colours, draws, passes, UNO! calls, points).
+- Whatever the log does not settle, it settles the way a patient table would: names the
+  colour of the next card in the video (or red), picks the next player as a target, judges a
+  challenge innocent, enters points for a hand's losers (7 a card), deals the next hand, and
+  starts a new game when one is over.
+
+Its events are submitted with source "demo-bot", so the store shows who decided what.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any, Callable, Iterable
+
+from companion.cards import COLORS, is_card_name, parse_card
+
+log = logging.getLogger("companion.demo")
+
+CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
+DEMO_PLAYERS: tuple[str, ...] = ("Ann", "Bob", "Cy", "Dee")
+POINTS_PER_CARD = 7  # the bot's guess of a loser's points when no log says
+
+
+class TableBot:
+    def __init__(
+        self,
+        referee: Any,
+        players: Iterable[str] = DEMO_PLAYERS,
+        truth: list[dict] | None = None,
+        rules: dict | None = None,
+        source: str = "demo-bot",
+    ) -> None:
+        self.referee = referee
+        self.players = list(players)
+        self.rules = dict(rules or {})
+        self.source = source
+        self.truth = [e for e in (truth or []) if isinstance(e, dict) and e.get("type") not in ("game",)]
+        self._cursor = 0  # index in truth just after the last matched camera event
+        self._queue: queue.Queue[tuple[dict, list[dict]] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._handled: set[tuple[Any, ...]] = set()  # (what, hand/event) settled once only
+        self._lock = threading.RLock()  # the vision thread and the bot's own thread both decide
+        self.submitted: list[dict] = []
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._unsubscribe = self.referee.subscribe(self._on_change)
+        self._thread = threading.Thread(target=self._run, name="demo-bot", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def new_pass(self, number: int) -> None:
+        """The video starts (again): a new game for the demo table, dealt by the first player."""
+        with self._lock:
+            self._new_game()
+
+    def _new_game(self) -> None:
+        self._cursor = 0
+        self._handled.clear()
+        game: dict = {"type": "game", "players": self.players}
+        if self.rules:
+            game["rules"] = self.rules
+        self._submit(game)
+        first_deal = next((e for e in self.truth if e.get("type") == "deal"), None)
+        dealer = (first_deal or {}).get("dealer") or self.players[0]
+        self._submit({"type": "deal", "dealer": dealer})
+        if first_deal is not None:
+            self._cursor = self.truth.index(first_deal) + 1
+        self._settle(self.referee.state)
+
+    # -- following the video -----------------------------------------------------------------
+
+    def camera_event(self, event: dict, notices: list[dict]) -> None:
+        """Called by the vision loop after the referee took a camera event (same thread)."""
+        with self._lock:
+            self._follow(event)
+
+    def _follow(self, event: dict) -> None:
+        index = self._match(event)
+        if index is None:
+            return
+        self._cursor = index + 1
+        while self._cursor < len(self.truth) and self.truth[self._cursor].get("type") not in CAMERA_EVENTS:
+            line = {k: v for k, v in self.truth[self._cursor].items() if k != "t"}
+            self._cursor += 1
+            if line.get("type") == "deal":
+                line.pop("dealer", None)  # the referee rotates the dealer itself
+            if line.get("type") in ("color", "points", "deal", "verdict", "target"):
+                # Settled by _settle if the state asks for it; following the log keeps the
+                # same choices the video was made with.
+                if not self._wanted(line):
+                    continue
+            self._submit(line)
+
+    def _match(self, event: dict) -> int | None:
+        """The truth index of this camera event: the next one of its type and card, a few ahead."""
+        for index in range(self._cursor, min(self._cursor + 12, len(self.truth))):
+            line = self.truth[index]
+            if line.get("type") == event.get("type") and line.get("card") == event.get("card"):
+                return index
+        return None
+
+    def _wanted(self, line: dict) -> bool:
+        waiting = self.referee.state.get("waiting_for")
+        kind = line.get("type")
+        return (
+            (kind == "color" and waiting == "color")
+            or (kind == "target" and waiting in ("target", "color"))
+            or (kind == "points" and waiting == "scores")
+            or (kind == "deal" and waiting == "deal")
+            or (kind == "verdict" and waiting == "evidence")
+        )
+
+    def _next_colour(self) -> str:
+        for line in self.truth[self._cursor:]:
+            if line.get("type") == "color" and line.get("color") in COLORS:
+                return line["color"]
+            card = line.get("card")
+            if line.get("type") == "play" and is_card_name(card):
+                colour = parse_card(card).color
+                if colour:
+                    return colour
+        return COLORS[0]
+
+    # -- settling what the video cannot show ---------------------------------------------------
+
+    def _on_change(self, state: dict, notices: list[dict]) -> None:
+        # Called inside the referee (its lock held): only enqueue.
+        self._queue.put((state, notices))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                with self._lock:
+                    self._settle(self.referee.state)
+            except Exception:
+                log.exception("demo bot: could not settle the table")
+
+    def _settle(self, state: dict) -> None:
+        waiting = state.get("waiting_for")
+        hand = state.get("hand", 0)
+        mark = len(state.get("notices", [])), hand
+        if waiting == "color" and ("color",) + mark not in self._handled:
+            self._handled.add(("color",) + mark)
+            self._submit({"type": "color", "color": self._next_colour()})
+        elif waiting == "target" and ("target",) + mark not in self._handled:
+            self._handled.add(("target",) + mark)
+            names = [p["name"] for p in state.get("players", [])]
+            turn = state.get("turn")
+            if turn in names:
+                self._submit({"type": "target", "player": names[(names.index(turn) + 1) % len(names)]})
+        elif waiting == "evidence" and ("verdict",) + mark not in self._handled:
+            self._handled.add(("verdict",) + mark)
+            self._submit({"type": "verdict", "guilty": False})
+        elif waiting == "scores" and ("scores", hand) not in self._handled:
+            self._handled.add(("scores", hand))
+            for player in state.get("players", []):
+                if player.get("cards", 0) > 0:
+                    self._submit({"type": "points", "player": player["name"], "points": POINTS_PER_CARD * player["cards"]})
+        elif waiting == "deal" and ("deal", hand) not in self._handled:
+            self._handled.add(("deal", hand))
+            self._submit({"type": "deal"})
+        elif waiting == "game_over" and ("over", hand) not in self._handled:
+            self._handled.add(("over", hand))
+            self._submit({"type": "game", "players": self.players, **({"rules": self.rules} if self.rules else {})})
+            self._submit({"type": "deal", "dealer": self.players[0]})
+
+    def _submit(self, event: dict) -> None:
+        try:
+            self.referee.submit(event, source=self.source)
+            self.submitted.append(event)
+        except Exception:
+            log.exception("demo bot: the referee could not take %s", event)
