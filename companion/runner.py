@@ -68,6 +68,7 @@ class VisionLoop:
         realtime: bool = False,
         on_pass: Callable[[int], None] | None = None,
         on_event: Callable[[dict, list[dict]], None] | None = None,
+        before_frame: Callable[[Frame], None] | None = None,
         backoff: tuple[float, float] = (0.5, 10.0),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
@@ -79,6 +80,7 @@ class VisionLoop:
         self.realtime = realtime
         self.on_pass = on_pass
         self.on_event = on_event
+        self.before_frame = before_frame  # e.g. tells a truth-driven test detector the frame time
         self.backoff = backoff
         self.clock = clock
         self.sleep = sleep
@@ -141,6 +143,8 @@ class VisionLoop:
     def _process(self, watcher: Watcher, frame: Frame) -> None:
         began = self.clock()
         try:
+            if self.before_frame is not None:
+                self.before_frame(frame)
             events = watcher.feed(frame.image, frame.t)
         except Exception:
             # One bad frame (or a recognizer hiccup) is logged, not fatal; no events from it.

@@ -1,0 +1,229 @@
+"""`uno-companion run`: the pipeline parts with fakes, then end to end on a generated clip
+through the phone page's API, and the crash-restart test with a real subprocess."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.camera import Frame, SourceError
+from companion.runner import Companion, EventPump, VisionLoop, describe_game
+
+
+class FakeReferee:
+    """Records what it is given; `fail_on` makes submit raise for one event type."""
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.events: list[tuple[dict, str]] = []
+        self.fail_on = fail_on
+        self.lock = threading.Lock()
+
+    def submit(self, event: dict, source: str = "") -> list[dict]:
+        if event.get("type") == self.fail_on:
+            raise RuntimeError("store on fire")
+        with self.lock:
+            self.events.append((event, source))
+        return []
+
+    @property
+    def state(self) -> dict:
+        return {"players": [], "waiting_for": "game"}
+
+    def subscribe(self, callback: Any) -> Any:
+        return lambda: None
+
+
+def image(value: int) -> np.ndarray:
+    return np.full((4, 4, 3), value, np.uint8)
+
+
+class MarkWatcher:
+    """Emits a play of red_<value % 10> whenever a frame's value changes to a new non-zero one."""
+
+    def __init__(self, raise_on: int | None = None) -> None:
+        self.last = 0
+        self.raise_on = raise_on
+        self.seen: list[int] = []
+
+    def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+        value = int(frame[0, 0, 0])
+        self.seen.append(value)
+        if value == self.raise_on:
+            raise ValueError("recognizer hiccup")
+        if value and value != self.last:
+            self.last = value
+            return [{"type": "play", "card": f"red_{value % 10}", "t": t}]
+        self.last = value
+        return []
+
+
+class FlakySource:
+    """Frames of given values; `gone` reads fail (camera unplugged) and reopening fails
+    `reopen_failures` times before the camera comes back."""
+
+    name = "flaky camera"
+    fps = 10.0
+
+    def __init__(self, values: list[int], gone: set[int], reopen_failures: int = 2, probe: Any = None) -> None:
+        self.values = values
+        self.gone = set(gone)
+        self.reopen_failures = reopen_failures
+        self.index = 0
+        self.opened = 0
+        self.is_open = False
+        self.probe = probe  # called while the camera is away (to look at the status)
+
+    def open(self) -> None:
+        if self.opened and self.reopen_failures > 0:
+            self.reopen_failures -= 1
+            if self.probe:
+                self.probe()
+            raise SourceError("no such device")
+        self.opened += 1
+        self.is_open = True
+
+    def read(self) -> Frame | None:
+        if self.index >= len(self.values):
+            return None
+        if self.index in self.gone:
+            self.gone.discard(self.index)
+            self.is_open = False
+            raise SourceError("camera stopped delivering frames")
+        frame = Frame(image(self.values[self.index]), self.index / self.fps, self.index)
+        self.index += 1
+        return frame
+
+    def close(self) -> None:
+        self.is_open = False
+
+
+def test_vision_loop_submits_watcher_events_without_frame_time() -> None:
+    referee = FakeReferee()
+    watcher = MarkWatcher()
+    loop = VisionLoop(referee, lambda: FlakySource([0, 3, 3, 0, 5], gone=set()), lambda: watcher)
+    loop.run()
+    assert referee.events == [({"type": "play", "card": "red_3"}, "camera"), ({"type": "play", "card": "red_5"}, "camera")]
+    assert loop.stats.frames == 5 and loop.stats.events == 2
+    assert loop.source_status is not None and loop.source_status.state == "ended"
+
+
+def test_vision_loop_camera_lost_reports_no_phantom_events_and_recovers() -> None:
+    referee = FakeReferee()
+    statuses: list[str] = []
+    holder: dict[str, VisionLoop] = {}
+    companion = Companion(referee)
+
+    def probe() -> None:
+        statuses.append(holder["loop"].source_status.state)
+        companion.vision = holder["loop"]
+        statuses.append(companion.status_line())
+
+    source = FlakySource([0, 1, 1, 2, 2, 2, 4, 4], gone={3}, reopen_failures=2, probe=probe)
+    watcher = MarkWatcher()
+    loop = VisionLoop(referee, lambda: source, lambda: watcher, backoff=(0.001, 0.002))
+    holder["loop"] = loop
+    loop.run()
+    # while away: the status says so, and the page-facing referee got nothing new
+    assert statuses[0] == "lost" and "camera: LOST since" in statuses[1]
+    assert [e["card"] for e, _ in referee.events] == ["red_1", "red_2", "red_4"]
+    assert source.opened == 2  # reopened once it came back
+    assert watcher.seen == [0, 1, 1, 2, 2, 2, 4, 4]  # every frame that exists was seen once
+
+
+def test_vision_loop_survives_a_failing_watcher_and_referee() -> None:
+    referee = FakeReferee()
+    watcher = MarkWatcher(raise_on=7)
+    loop = VisionLoop(referee, lambda: FlakySource([0, 7, 0, 8, 0, 9], gone=set()), lambda: watcher)
+    loop.run()
+    assert loop.stats.errors == 1
+    assert [e["card"] for e, _ in referee.events] == ["red_8", "red_9"]
+
+
+def test_vision_loop_referee_error_is_logged_and_vision_goes_on() -> None:
+    class Picky(FakeReferee):
+        def submit(self, event: dict, source: str = "") -> list[dict]:
+            if event.get("card") == "red_8":
+                raise RuntimeError("disk full")
+            return super().submit(event, source)
+
+    referee = Picky()
+    loop = VisionLoop(referee, lambda: FlakySource([0, 8, 0, 9], gone=set()), MarkWatcher)
+    loop.run()
+    assert [e["card"] for e, _ in referee.events] == ["red_9"]
+
+
+def test_vision_loop_loops_a_video_with_a_fresh_watcher_each_pass() -> None:
+    referee = FakeReferee()
+    passes: list[int] = []
+    holder: dict[str, VisionLoop] = {}
+
+    def on_pass(n: int) -> None:
+        passes.append(n)
+        if n == 3:
+            holder["loop"].stop()
+
+    loop = VisionLoop(referee, lambda: FlakySource([0, 2, 2], gone=set()), MarkWatcher, loop=True, on_pass=on_pass)
+    holder["loop"] = loop
+    loop.run()
+    assert passes == [1, 2, 3]
+    assert [e["card"] for e, _ in referee.events] == ["red_2", "red_2"]  # one play per pass
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_vision_loop_realtime_sleeps_ahead_and_drops_frames_when_behind() -> None:
+    clock = FakeClock()
+
+    class SlowWatcher(MarkWatcher):
+        def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+            clock.now += 0.25 if int(frame[0, 0, 0]) == 9 else 0.01  # frame 9 takes 250 ms
+            return super().feed(frame, t)
+
+    values = [1, 2, 9, 3, 4, 5, 6, 7, 8]  # 10 fps: 100 ms per frame
+    watcher = SlowWatcher()
+    loop = VisionLoop(FakeReferee(), lambda: FlakySource(values, gone=set()), lambda: watcher,
+                      realtime=True, clock=clock, sleep=clock.sleep)
+    loop.run()
+    # after the slow frame the loop is ~0.2 s behind: the frames due meanwhile are dropped
+    assert loop.stats.skipped >= 1
+    assert watcher.seen[:3] == [1, 2, 9] and watcher.seen[-1] == 8
+    assert len(watcher.seen) + loop.stats.skipped == len(values)
+    assert clock.now == pytest.approx(0.8 + 0.01, abs=0.02)  # real speed: last frame at 0.8 s
+
+
+def test_event_pump_hands_gpio_events_to_the_referee_in_order() -> None:
+    referee = FakeReferee(fail_on="pass")
+    pump = EventPump(referee, "gpio")
+    thread = threading.Thread(target=pump.run)
+    thread.start()
+    for event in ({"type": "uno"}, {"type": "pass"}, {"type": "draw"}):
+        pump.put(event)
+    pump.stop()
+    thread.join(timeout=5)
+    assert referee.events == [({"type": "uno"}, "gpio"), ({"type": "draw"}, "gpio")]
+
+
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        ({"players": [], "waiting_for": "game"}, "no game yet (set one up on the host page)"),
+        ({"players": [{"name": "Ann", "score": 0}], "waiting_for": "play", "turn": "Ann", "hand": 2, "top": "red_7"},
+         "hand 2, Ann to play, top red_7"),
+        ({"players": [{"name": "Ann", "score": 120}, {"name": "Bob", "score": 40}], "waiting_for": "deal", "hand": 1},
+         "hand 1, waiting for deal, leader Ann 120"),
+        ({"players": [{"name": "Ann", "score": 520}], "waiting_for": "game_over", "game_winner": "Ann"}, "game over, Ann won"),
+    ],
+)
+def test_describe_game_for_the_status_line(state: dict, words: str) -> None:
+    assert describe_game(state) == words
