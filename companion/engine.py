@@ -1,0 +1,1080 @@
+"""The referee: table events in, game state out (../shared/docs/table-log.md).
+
+`Table.push` applies one table-log line. Every handler validates first (raising `_Reject`
+before it touches anything) and only then mutates, so a rejected event changes nothing and
+`check` is the same code run dry. The engine never shuffles and never sees hands: it tracks
+hand *sizes*, the draw pile's size and the cards seen on the discard pile. `undo` and the
+`correct` extension rebuild the state by replaying the events still in effect.
+"""
+from __future__ import annotations
+
+import difflib
+import heapq
+import json
+from typing import Any, Callable, Iterable
+
+from companion.cards import CARD_NAMES, COLORS, WILDS, parse_card
+from companion.errors import CompanionError
+from companion.rules import Rules, parse_rules
+
+# (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
+INFO: dict[str, tuple[str | None, str]] = {
+    n: (parse_card(n).color, parse_card(n).symbol) for n in CARD_NAMES
+}
+_COLOR_SET = frozenset(COLORS)
+# Going down to one card through these needs no UNO call (table-log.md).
+_NO_CALL = frozenset(("wild_shuffle_hands", "wild_swap_hands"))
+# Wilds returned to the deck when turned up first (rules.md, first_card=classic).
+_RETURNED_FIRST = frozenset(("wild_draw_four", "wild_shuffle_hands", "wild_swap_hands", "wild_customizable"))
+# Phases in which a hand is being played (UNO calls make sense).
+_IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
+EVENT_TYPES = (
+    "game", "deal", "flip", "play", "color", "target", "draw", "pass", "uno", "catch",
+    "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct",
+)
+MAX_PLAYERS = 10
+
+
+class _Reject(Exception):
+    """An event that does not fit; its message is the `rejected` notice's message."""
+
+
+class EngineError(CompanionError, ValueError):
+    """A table-log line the engine cannot read (used by callers that want to raise)."""
+
+
+def playable(card: str, top: str | None, color: str | None) -> bool:
+    """The matching rule, in one place: same colour, same number/symbol, or any wild."""
+    c, s = INFO[card]
+    if c is None or c == color:
+        return True
+    if top is None:
+        return False
+    tc, ts = INFO[top]
+    return tc is not None and ts == s
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Table:
+    """A referee: table events in, state out. Pure: no I/O, no clock, no hidden randomness."""
+
+    def __init__(self) -> None:
+        self._events: list[Any] = []
+        self._parsed: list[dict | None] = []
+        self._effective: list[int] = []       # indices of accepted events still in effect
+        self._rejected: list[dict] = []        # rejected notices survive undo
+        self._notices: list[dict] = []         # notices of the events in effect
+        self._out: list[dict] = []
+        self._cur = 0
+        self._fix: dict[int, str] = {}         # corrected cards by event index
+        self._new_game([], Rules())
+        self._phase = "game"
+
+    # ------------------------------------------------------------------ public API
+    def push(self, event: dict | str) -> list[dict]:
+        """Apply one table-log line; return the notices it produced (never raises)."""
+        idx = len(self._events)
+        self._events.append(event)
+        self._out = out = []
+        self._cur = idx
+        try:
+            ev = self._parse(event)
+        except _Reject as exc:
+            self._parsed.append(None)
+            self._reject(idx, None, str(exc))
+            return out
+        self._parsed.append(ev)
+        if ev is None:  # a blank line: counted, not an event
+            return out
+        try:
+            handler = self._handler(ev)
+            handler(self, ev, False)
+        except _Reject as exc:
+            del out[:]
+            self._reject(idx, ev, str(exc))
+            return out
+        except Exception as exc:  # a bug: never lose the game, rebuild without this line
+            self._rebuild(self._effective)
+            self._out = out = []
+            self._reject(idx, ev, f"internal error ({type(exc).__name__}: {exc}); event ignored")
+            return out
+        if ev["type"] != "undo":
+            self._effective.append(idx)
+        return out
+
+    def check(self, event: dict | str) -> str | None:
+        """Why `event` would be rejected, or None; changes nothing."""
+        try:
+            ev = self._parse(event)
+            if ev is None:
+                return "blank line"
+            saved = self._out, self._cur
+            self._out = []
+            try:
+                self._handler(ev)(self, ev, True)
+            finally:
+                self._out, self._cur = saved
+        except _Reject as exc:
+            return str(exc)
+        return None
+
+    @property
+    def events(self) -> list:
+        """Every line pushed, in order (index = a notice's `event`)."""
+        return self._events
+
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def waiting_for(self) -> str:
+        return self._phase
+
+    @property
+    def state(self) -> dict:
+        """The table-log.md state object plus the extension keys."""
+        names = self._names
+        name = self._name
+        return {
+            "players": [
+                {"name": names[i], "cards": self._cards[i], "score": self._scores[i],
+                 "hands_won": self._hands_won[i]}
+                for i in range(self._n)
+            ],
+            "dealer": name(self._dealer),
+            "turn": name(self._turn_of_state()),
+            "direction": "clockwise" if self._dir == 1 else "counterclockwise",
+            "top": self._top,
+            "color": self._color,
+            "waiting_for": self._phase,
+            "hand_winner": name(self._hand_winner),
+            "game_winner": name(self._game_winner),
+            "notices": [dict(x) for x in heapq.merge(self._notices, self._rejected, key=_event_of)],
+            "rules": self._rules.as_dict(),
+            "hand": self._hand,
+            "draw_pile": self._draw_pile,
+            "discard_pile": len(self._pile),
+            "pile": list(self._pile),
+            "pending_draw": self._pending,
+            "uno_window": name(self._uno_window()),
+            "drawn": self._drawn,
+            "history": [
+                {"hand": h["hand"], "winner": h["winner"], "points": dict(h["points"])}
+                for h in self._history
+            ],
+        }
+
+    # ------------------------------------------------------------------ plumbing
+    def _name(self, i: int | None) -> str | None:
+        return None if i is None else self._names[i]
+
+    def _turn_of_state(self) -> int | None:
+        if self._phase in ("game", "deal", "flip", "scores", "game_over"):
+            return None
+        return self._turn
+
+    def _uno_window(self) -> int | None:
+        if self._window is not None:
+            return self._window
+        t = self._turn
+        if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
+            return t
+        return None
+
+    @staticmethod
+    def _parse(event: object) -> dict | None:
+        if isinstance(event, str):
+            if not event.strip():
+                return None
+            try:
+                event = json.loads(event)
+            except ValueError as exc:
+                raise _Reject(f"not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(event, dict):
+            raise _Reject("an event must be a JSON object with a \"type\"")
+        return event
+
+    def _handler(self, ev: dict) -> Callable[["Table", dict, bool], None]:
+        kind = ev.get("type")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            if not isinstance(kind, str):
+                raise _Reject("missing event \"type\"")
+            close = difflib.get_close_matches(kind, EVENT_TYPES, n=1, cutoff=0.0)
+            raise _Reject(f"unknown event type {kind!r}: did you mean {close[0]!r}?")
+        if kind != "game" and self._phase == "game" and kind not in ("undo",):
+            raise _Reject(f"no game yet: a {kind!r} needs a \"game\" event first")
+        return handler
+
+    def _reject(self, idx: int, ev: dict | None, message: str) -> None:
+        who = ev.get("player") if ev is not None else None
+        if not isinstance(who, str):
+            who = self._name(self._turn_of_state())
+        note = {"event": idx, "kind": "rejected", "player": who, "message": message}
+        self._rejected.append(note)
+        self._out.append(note)
+
+    def _note(self, kind: str, player: int | None, message: str) -> None:
+        note = {"event": self._cur, "kind": kind,
+                "player": None if player is None else self._names[player], "message": message}
+        self._notices.append(note)
+        self._out.append(note)
+
+    def _player(self, ev: dict, key: str = "player", required: bool = True) -> int | None:
+        value = ev.get(key)
+        if value is None:
+            if required:
+                raise _Reject(f"missing \"{key}\"")
+            return None
+        i = self._index.get(value) if isinstance(value, str) else None
+        if i is None:
+            close = difflib.get_close_matches(str(value), self._names, n=1, cutoff=0.0)
+            hint = f": did you mean {close[0]!r}?" if close else ""
+            raise _Reject(f"unknown player {value!r}{hint}")
+        return i
+
+    def _card(self, value: Any) -> str:
+        if not isinstance(value, str) or value not in INFO:
+            if value is None:
+                raise _Reject("missing \"card\"")
+            close = difflib.get_close_matches(str(value), CARD_NAMES, n=1, cutoff=0.0)
+            raise _Reject(f"unknown card {value!r}: did you mean {close[0]!r}?")
+        if value not in self._deck:
+            raise _Reject(f"{value} is not in the {self._rules.deck} deck")
+        return value
+
+    @staticmethod
+    def _colour(value: Any) -> str:
+        if not isinstance(value, str) or value not in _COLOR_SET:
+            if value is None:
+                raise _Reject("missing \"color\"")
+            close = difflib.get_close_matches(str(value), COLORS, n=1, cutoff=0.0)
+            raise _Reject(f"unknown colour {value!r}: did you mean {close[0]!r}?")
+        return value
+
+    def _expect(self, *phases: str) -> None:
+        if self._phase not in phases:
+            raise _Reject(f"not now: waiting for {self._phase}")
+
+    # ------------------------------------------------------------------ game state
+    def _new_game(self, names: list[str], rules: Rules) -> None:
+        self._names = list(names)
+        self._index = {p: i for i, p in enumerate(names)}
+        self._n = n = len(names)
+        self._rules = rules
+        self._deck = rules.deck_counts
+        self._deck_size = rules.deck_size
+        self._cards = [0] * n
+        self._scores = [0] * n
+        self._hands_won = [0] * n
+        self._last_draw = [0] * n        # draw sequence number of each player's last draw
+        self._draw_seq = 0
+        self._end_cards = [0] * n        # cards held at the end of the last hand (tie-break)
+        self._history: list[dict] = []
+        self._by_draw: dict[int, int] = {}
+        self._dealer: int | None = None
+        self._hand = 0
+        self._game_winner: int | None = None
+        self._phase = "deal"
+        self._reset_hand()
+        self._draw_pile = self._deck_size
+
+    def _reset_hand(self) -> None:
+        self._turn: int | None = None
+        self._dir = 1
+        self._top: str | None = None
+        self._color: str | None = None
+        self._pile: list[str] = []
+        self._seen: dict[str, int] = {}   # counts of each card on the pile since the reshuffle
+        self._pending = 0
+        self._window: int | None = None  # player who went down to one card by a play
+        self._window_called = False
+        self._caller: int | None = None  # turn player who called UNO holding two cards
+        self._drawn = False
+        self._hand_winner: int | None = None
+        self._await: str | None = None   # the wild awaiting its colour / target, or "seven"
+        self._from_flip = False
+        self._stacked = False            # the wild draw four awaiting colour answered a stack
+        self._swap_target: int | None = None
+        self._offender: int | None = None
+        self._victim: int | None = None
+        self._before_color: str | None = None  # colour in force before the wild draw four
+        self._owed: dict[int, int] = {}  # scores phase: points entered per loser
+        self._prev_color: str | None = None  # colour before an illegal play (take back)
+
+    def _step(self, t: int, k: int = 1) -> int:
+        return (t + k * self._dir) % self._n
+
+    def _set_turn(self, t: int) -> None:
+        if t != self._turn:
+            self._drawn = False
+            self._caller = None
+        self._turn = t
+
+    def _advance(self, t: int, k: int = 1) -> None:
+        self._phase = "play"
+        self._drawn = False
+        self._caller = None
+        self._turn = (t + k * self._dir) % self._n
+
+    def _draw(self, p: int, k: int) -> int:
+        """Move up to k cards from the draw pile to p's hand, reshuffling when it runs short."""
+        if self._draw_pile < k and len(self._pile) > 1:
+            top = self._pile[-1]
+            self._draw_pile += len(self._pile) - 1
+            self._pile = [top]
+            self._seen = {top: 1}
+            self._note("reshuffle", None, "draw pile empty: the discard pile except its top card "
+                       "is shuffled into a new draw pile")
+        got = k if k <= self._draw_pile else self._draw_pile
+        self._draw_pile -= got
+        self._cards[p] += got
+        self._draw_seq += 1
+        self._last_draw[p] = self._draw_seq
+        return got
+
+    def _available(self) -> int:
+        return self._draw_pile + max(len(self._pile) - 1, 0)
+
+    def _penalty(self, p: int, k: int, kind: str, why: str) -> None:
+        got = self._draw(p, k)
+        short = "" if got == k else f" (only {got} left)"
+        self._note(kind, p, f"{self._names[p]} {why}: draws {k}{short}")
+
+    def _land(self, p: int, card: str) -> None:
+        self._cards[p] -= 1
+        self._pile.append(card)
+        self._seen[card] = self._seen.get(card, 0) + 1
+        self._top = card
+        self._color = INFO[card][0]
+
+    def _close_window(self, actor: int) -> None:
+        """`actor` began a turn: another player's UNO window closes (auto catch by default)."""
+        w = self._window
+        if w is not None and w != actor:
+            self._window = None
+            if not self._window_called and self._cards[w] == 1 and self._rules.uno_catch == "auto":
+                self._penalty(w, self._rules.uno_penalty, "uno_penalty", "did not call UNO")
+
+    # ------------------------------------------------------------------ card effects
+    def _coloured_effect(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
+        """Where play goes after a coloured card by t: (turn, direction, pending, victim of a draw two)."""
+        n = self._n
+        if sym == "skip":
+            return (t + 2 * d) % n, d, pending, None
+        if sym == "reverse":
+            d = -d
+            return (t if n == 2 else (t + d) % n), d, pending, None
+        if sym == "draw_two":
+            v = (t + d) % n
+            if self._rules.stacks("draw_two"):
+                return v, d, pending + 2, None
+            return (t + 2 * d) % n, d, 0, v
+        return (t + d) % n, d, pending, None
+
+    def _answers(self, card: str) -> bool:
+        """Whether `card` answers the pending penalty (stacking: same kind of draw card)."""
+        top = self._top
+        if top is None:
+            return False
+        sym = INFO[card][1]
+        return sym == INFO[top][1] and self._rules.stacks(sym)
+
+    def _after_wild(self, t: int) -> None:
+        """The wild awaiting colour/target is complete: apply its effect."""
+        card = self._await
+        self._await = None
+        if self._from_flip:
+            self._from_flip = False
+            self._phase = "play"
+            return
+        if card == "wild_draw_four":
+            victim = self._step(t)
+            if self._stacked:
+                self._pending += 4
+                self._advance(t)
+            else:
+                self._pending = 4
+                self._offender = t
+                self._phase = "challenge"
+                self._set_turn(victim)
+            return
+        if card == "wild_shuffle_hands":
+            n = self._n
+            total = sum(self._cards)
+            base, extra = divmod(total, n)
+            for k in range(n):
+                self._cards[(t + (k + 1) * self._dir) % n] = base + (1 if k < extra else 0)
+        elif card == "wild_swap_hands":
+            o = self._swap_target
+            self._swap_target = None
+            assert o is not None
+            self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
+        elif card == "wild_customizable":
+            effect = self._rules.customizable
+            if effect == "draw_three":
+                self._penalty(self._step(t), 3, "penalty_draw", "is hit by the customizable card")
+                self._advance(t, 2)
+                return
+            if effect == "skip":
+                self._advance(t, 2)
+                return
+        self._advance(t)
+
+    # ------------------------------------------------------------------ handlers
+    def _h_game(self, ev: dict, dry: bool) -> None:
+        players = ev.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise _Reject("\"players\" must be a list of names, clockwise")
+        if not 2 <= len(players) <= MAX_PLAYERS:
+            raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
+        if len(set(players)) != len(players):
+            raise _Reject("player names must be different")
+        try:
+            rules = parse_rules(ev.get("rules"))
+        except CompanionError as exc:
+            raise _Reject(str(exc)) from None
+        if len(players) * rules.hand_size + 1 > rules.deck_size:
+            raise _Reject(f"{len(players)} hands of {rules.hand_size} do not fit in a "
+                          f"{rules.deck_size}-card deck")
+        if dry:
+            return
+        self._new_game(players, rules)
+
+    def _h_deal(self, ev: dict, dry: bool) -> None:
+        self._expect("deal")
+        dealer = self._player(ev, "dealer", required=False)
+        if dealer is None:
+            if self._dealer is not None:
+                dealer = self._step_dealer()
+            elif self._rules.dealer_by_draw:
+                dealer = self._dealer_by_draw()
+            else:
+                raise _Reject("the first hand needs a \"dealer\"")
+        if dry:
+            return
+        self._reset_hand()
+        self._dealer = dealer
+        self._hand += 1
+        hs = self._rules.hand_size
+        self._cards = [hs] * self._n
+        self._draw_pile = self._deck_size - hs * self._n
+        self._phase = "flip"
+
+    def _step_dealer(self) -> int:
+        assert self._dealer is not None
+        k = 1 if self._rules.dealer_rotation == "clockwise" else -1
+        return (self._dealer + k) % self._n
+
+    def _dealer_by_draw(self) -> int:
+        missing = [self._names[i] for i in range(self._n) if i not in self._by_draw]
+        if missing:
+            raise _Reject(f"dealer by draw: waiting for a card from {', '.join(missing)}")
+        best = max(self._by_draw.values())
+        top = [i for i in range(self._n) if self._by_draw[i] == best]
+        if len(top) > 1:
+            raise _Reject(f"dealer by draw: {' and '.join(self._names[i] for i in top)} tie "
+                          f"and draw again")
+        return top[0]
+
+    def _h_flip(self, ev: dict, dry: bool) -> None:
+        self._expect("flip")
+        card = self._card(ev.get("card"))
+        if self._draw_pile < 1:
+            raise _Reject("the draw pile is empty")
+        if dry:
+            return
+        color, sym = INFO[card]
+        if (card in _RETURNED_FIRST or
+                (self._rules.first_card == "number_only" and not sym.isdigit())):
+            self._note("card_returned", None, f"{card} cannot start the pile: it goes back in "
+                       "the deck; turn up another")
+            return
+        self._draw_pile -= 1
+        self._pile.append(card)
+        self._seen[card] = 1
+        self._top, self._color = card, color
+        assert self._dealer is not None
+        first = (self._dealer + 1) % self._n
+        self._dir = 1
+        self._turn = None
+        if sym == "draw_two":
+            self._penalty(first, 2, "penalty_draw", "is hit by the first card's draw two")
+            self._set_turn(first)
+            self._advance(first)
+        elif sym == "reverse":
+            self._dir = -1
+            self._set_turn(self._dealer)
+            self._phase = "play"
+        elif sym == "skip":
+            self._set_turn(first)
+            self._advance(first)
+        elif card == "wild":
+            self._set_turn(first)
+            self._await = card
+            self._from_flip = True
+            self._phase = "color"
+        else:
+            self._set_turn(first)
+            self._phase = "play"
+
+    def _pre_turn(self, ev: dict, playing: str | None) -> tuple[bool, bool, int, int, int, int | None, int]:
+        """Resolve what a play/draw implies before it is applied, without changing anything.
+
+        Returns (stand, accept, turn, direction, pending, draw-two victim of the standing card,
+        actor): an illegal card still on the pile stands; a pending penalty not answered is
+        taken by its victim; the play or draw then belongs to the next player.
+        """
+        phase = self._phase
+        if phase not in ("play", "challenge", "take_back"):
+            raise _Reject(f"not now: waiting for {phase}")
+        t = self._turn
+        assert t is not None
+        d, pending, stand, accept, victim = self._dir, self._pending, False, False, None
+        if phase == "take_back":
+            if self._cards[t] == 0:
+                raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
+            stand = True
+            t, d, pending, victim = self._coloured_effect(INFO[self._top][1], t, d, 0)  # type: ignore[index]
+        # (a standing illegal draw two is still the top card, so _answers sees it)
+        if pending and not (playing is not None and self._answers(playing)):
+            accept = True
+            t = (t + d) % self._n
+        return stand, accept, t, d, pending, victim, t
+
+    def _h_play(self, ev: dict, dry: bool) -> None:
+        card = self._card(ev.get("card"))
+        color, sym = INFO[card]
+        named = ev.get("color")
+        if named is not None:
+            if color is not None:
+                raise _Reject(f"a colour is named only for wild cards, not {card}")
+            named = self._colour(named)
+        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, card)
+        p = self._player(ev, required=False)
+        jump = False
+        if p is not None and p != actor:
+            if not self._rules.jump_in:
+                raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+            if self._phase != "play" or pending:
+                raise _Reject("jump-in only while a play is awaited")
+            if card != self._top:
+                raise _Reject(f"jump-in needs the identical card: the top is {self._top}")
+            jump, actor = True, p
+        if self._cards[actor] < 1:
+            raise _Reject(f"{self._names[actor]} holds no cards")
+        if self._seen.get(card, 0) >= self._deck[card]:
+            raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        if dry:
+            return
+        answer = bool(pending) and not accept
+        before_top, before_color = self._top, self._color
+        legal = answer or jump or playable(card, before_top, before_color)
+        self._land(actor, card)
+        if stand:  # the illegal card counts as played, effects included
+            self._dir, self._pending = d, pending
+            if victim is not None:
+                self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
+            self._phase = "play"
+        if accept:
+            v = (t - d) % self._n
+            self._pending = 0
+            self._penalty(v, pending, "penalty_draw", "takes the pending cards and loses the turn")
+            self._offender = None
+            self._phase = "play"
+        self._set_turn(actor)
+        self._close_window(actor)
+        if not legal:
+            self._prev_color = before_color
+            self._phase = "take_back"
+            self._open_window(actor, card)
+            self._note("illegal_play", actor, f"{self._names[actor]} cannot play {card} on "
+                       f"{before_top} ({before_color}): take it back and draw "
+                       f"{self._rules.illegal_play_penalty}")
+            return
+        if self._cards[actor] == 0:
+            self._final_draw(actor, sym, answer)
+            self._end_hand(actor)
+            return
+        self._open_window(actor, card)
+        if color is None:
+            self._await = card
+            self._from_flip = False
+            self._stacked = answer
+            if card == "wild_draw_four":
+                self._before_color = before_color
+            self._phase = "color"
+            if named is not None:
+                self._color = named
+                if card == "wild_swap_hands":
+                    self._phase = "target"
+                else:
+                    self._after_wild(actor)
+            return
+        if self._rules.seven_zero and sym in ("7", "0"):
+            if sym == "7":
+                self._await = "seven"
+                self._phase = "target"
+                return
+            old = list(self._cards)
+            for i in range(self._n):
+                self._cards[(i + self._dir) % self._n] = old[i]
+            self._advance(actor)
+            return
+        nt, nd, np, nv = self._coloured_effect(sym, actor, self._dir, self._pending if answer else 0)
+        self._dir, self._pending = nd, np
+        if nv is not None:
+            self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
+        self._phase = "play"
+        self._set_turn(nt)
+        if nt == actor:  # 2-player skip/reverse/draw two: the same player plays again
+            self._drawn = False
+            self._caller = None
+
+    def _open_window(self, actor: int, card: str) -> None:
+        if self._cards[actor] != 1 or card in _NO_CALL or (
+                self._rules.seven_zero and INFO[card][1] in ("7", "0")):
+            return
+        self._window = actor
+        self._window_called = self._caller == actor
+
+    def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
+        """A last draw two / wild draw four still hits the next player (and any stack)."""
+        k = {"draw_two": 2, "wild_draw_four": 4}.get(sym, 0)
+        if sym == "wild_customizable" and self._rules.customizable == "draw_three":
+            k = 3
+        if k:
+            total = k + (self._pending if answer else 0)
+            self._pending = 0
+            self._penalty(self._step(actor), total, "penalty_draw", "is hit by the last card")
+
+    def _end_hand(self, w: int) -> None:
+        self._window = None
+        self._pending = 0
+        self._hand_winner = w
+        self._hands_won[w] += 1
+        self._phase = "scores"
+        self._owed = {}
+        self._note("hand_won", w, f"{self._names[w]} wins hand {self._hand}")
+
+    def _h_color(self, ev: dict, dry: bool) -> None:
+        self._expect("color")
+        named = self._colour(ev.get("color"))
+        if dry:
+            return
+        self._color = named
+        t = self._turn
+        assert t is not None
+        if self._await == "wild_swap_hands" and self._swap_target is None:
+            self._phase = "target"
+            return
+        self._after_wild(t)
+
+    def _h_target(self, ev: dict, dry: bool) -> None:
+        swap_first = self._phase == "color" and self._await == "wild_swap_hands"
+        if not swap_first:
+            self._expect("target")
+        p = self._player(ev)
+        assert p is not None and self._turn is not None
+        if p == self._turn:
+            raise _Reject(f"{self._names[p]} cannot target themselves")
+        if swap_first and self._swap_target is not None:
+            raise _Reject("the target is already chosen: waiting for color")
+        if dry:
+            return
+        t = self._turn
+        if self._await == "seven":
+            self._await = None
+            self._cards[t], self._cards[p] = self._cards[p], self._cards[t]
+            self._advance(t)
+            return
+        self._swap_target = p
+        if not swap_first:
+            self._after_wild(t)
+
+    def _h_draw(self, ev: dict, dry: bool) -> None:
+        count = ev.get("count", 1)
+        if _int(count) is None or count < 1:
+            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, None)
+        take = accept and count == pending  # the victim takes the pending cards as this draw
+        if take:
+            actor = (t - d) % self._n
+        p = self._player(ev, required=False)
+        if p is not None and p != actor:
+            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+        if (not stand and not accept and self._drawn and not self._rules.draw_until_playable):
+            raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
+        extra = 2 if victim is not None else 0
+        if not take and accept:
+            extra += pending
+        if count + extra > self._available():
+            raise _Reject(f"only {self._available()} cards are left to draw")
+        if dry:
+            return
+        if stand:
+            self._dir, self._pending = d, pending
+            if victim is not None:
+                self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
+            self._phase = "play"
+        if take:
+            self._pending = 0
+            self._offender = None
+            self._phase = "play"
+            self._set_turn(actor)
+            self._close_window(actor)
+            self._draw(actor, count)
+            self._advance(actor)
+            return
+        if accept:
+            v = (t - d) % self._n
+            self._pending = 0
+            self._offender = None
+            self._phase = "play"
+            self._penalty(v, pending, "penalty_draw", "takes the pending cards and loses the turn")
+        self._set_turn(actor)
+        self._close_window(actor)
+        self._draw(actor, count)
+        self._drawn = True
+
+    def _h_pass(self, ev: dict, dry: bool) -> None:
+        self._expect("play")
+        t = self._turn
+        assert t is not None
+        if self._pending:
+            raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
+        if not self._drawn:
+            raise _Reject(f"{self._names[t]} must draw before passing")
+        if dry:
+            return
+        self._advance(t)
+
+    def _h_uno(self, ev: dict, dry: bool) -> None:
+        if self._phase not in _IN_HAND:
+            raise _Reject("no hand is being played")
+        p = self._player(ev, required=False)
+        w, t = self._window, self._turn
+        turn_ok = (self._phase == "play" and t is not None and self._cards[t] == 2
+                   and self._caller != t and not self._pending)
+        if p is None:
+            if w is not None and not self._window_called:
+                p = w
+            elif turn_ok:
+                p = t
+            else:
+                raise _Reject("no UNO window is open")
+        elif p == w:
+            if self._window_called:
+                raise _Reject(f"{self._names[p]} already called UNO")
+        elif not (p == t and turn_ok):
+            raise _Reject(f"{self._names[p]} has no UNO window open")
+        if dry:
+            return
+        assert p is not None
+        if p == w:
+            self._window_called = True
+        else:
+            self._caller = p
+        self._note("uno_called", p, f"{self._names[p]} called UNO!")
+
+    def _h_catch(self, ev: dict, dry: bool) -> None:
+        by = self._player(ev, "by", required=False)
+        target = self._player(ev, "target", required=False)
+        if target is None:
+            target = self._window
+        if by is not None and by == target:
+            raise _Reject(f"{self._names[by]} cannot catch themselves")
+        if dry:
+            return
+        if (target is not None and target == self._window and not self._window_called
+                and self._cards[target] == 1):
+            self._window = None
+            self._penalty(target, self._rules.uno_penalty, "uno_penalty",
+                          "was caught without calling UNO")
+            return
+        who = "no one" if target is None else self._names[target]
+        self._note("catch_void", target, f"catch void: {who} is not open to a catch")
+
+    def _h_challenge(self, ev: dict, dry: bool) -> None:
+        self._expect("challenge")
+        if dry:
+            return
+        self._phase = "evidence"
+        self._victim = self._turn
+        self._turn = self._offender
+
+    def _h_reveal(self, ev: dict, dry: bool) -> None:
+        phase = self._phase
+        cards = ev.get("cards")
+        if not isinstance(cards, list):
+            raise _Reject("\"cards\" must be a list of card names")
+        names = [self._card(c) for c in cards]
+        if phase == "evidence":
+            p = self._player(ev, required=False)
+            if p is not None and p != self._offender:
+                raise _Reject(f"the evidence is {self._names[self._offender]}'s hand")  # type: ignore[index]
+            if dry:
+                return
+            off = self._offender
+            assert off is not None
+            self._recount(off, len(names))
+            self._judge(any(INFO[c][0] == self._before_color for c in names))
+            return
+        if phase == "scores":
+            p = self._scorer(ev)
+            if dry:
+                return
+            self._recount(p, len(names))
+            self._score(p, sum(parse_card(c).points for c in names))
+            return
+        if phase == "deal" and self._hand == 0 and self._rules.dealer_by_draw:
+            p = self._player(ev)
+            if len(names) != 1:
+                raise _Reject("dealer by draw: each player shows one card")
+            if dry:
+                return
+            assert p is not None
+            num = INFO[names[0]][1]
+            self._by_draw[p] = int(num) if num.isdigit() else 0
+            return
+        raise _Reject(f"not now: waiting for {phase}")
+
+    def _recount(self, p: int, size: int) -> None:
+        if size != self._cards[p]:
+            self._note("count_mismatch", p, f"{self._names[p]} shows {size} cards, tracked "
+                       f"{self._cards[p]}: the shown count stands")
+            # the difference went to or came from the draw pile
+            self._draw_pile = max(self._draw_pile - (size - self._cards[p]), 0)
+            self._cards[p] = size
+
+    def _h_verdict(self, ev: dict, dry: bool) -> None:
+        self._expect("evidence")
+        guilty = ev.get("guilty")
+        if not isinstance(guilty, bool):
+            raise _Reject("\"guilty\" must be true or false")
+        if dry:
+            return
+        self._judge(guilty)
+
+    def _judge(self, guilty: bool) -> None:
+        off, victim = self._offender, self._victim
+        assert off is not None and victim is not None
+        self._offender = None
+        self._pending = 0
+        self._turn = victim
+        if guilty:
+            self._penalty(off, 4, "challenge_upheld", "held a playable colour: challenge upheld")
+            self._phase = "play"
+            self._drawn = False
+            self._caller = None
+        else:
+            self._penalty(victim, 6, "challenge_failed", "challenged an honest wild draw four")
+            self._advance(victim)
+
+    def _scorer(self, ev: dict) -> int:
+        p = self._player(ev)
+        assert p is not None
+        if p == self._hand_winner:
+            raise _Reject(f"{self._names[p]} won the hand and holds no cards")
+        if p in self._owed:
+            raise _Reject(f"{self._names[p]}'s points are already in")
+        return p
+
+    def _h_points(self, ev: dict, dry: bool) -> None:
+        self._expect("scores")
+        p = self._scorer(ev)
+        pts = _int(ev.get("points"))
+        if pts is None or pts < 0:
+            raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+        if dry:
+            return
+        self._score(p, pts)
+
+    def _score(self, p: int, pts: int) -> None:
+        self._owed[p] = pts
+        if len(self._owed) < self._n - 1:
+            return
+        w = self._hand_winner
+        assert w is not None
+        gains = {name: 0 for name in self._names}
+        if self._rules.scoring == "winner_takes":
+            gains[self._names[w]] = sum(self._owed.values())
+        else:
+            for i, v in self._owed.items():
+                gains[self._names[i]] = v
+        self._history.append({"hand": self._hand, "winner": self._names[w], "points": gains})
+        self._end_cards = list(self._cards)
+        self._total()
+        self._phase = "deal"
+        self._settle()
+
+    def _total(self) -> None:
+        self._scores = [sum(h["points"][name] for h in self._history) for name in self._names]
+
+    def _settle(self) -> None:
+        """Between hands: decide whether the game is over (target or fixed hands, tie-breaks)."""
+        w = self._outcome()
+        if w is None:
+            if self._phase == "game_over":
+                self._game_winner = None
+                self._phase = "deal"
+            return
+        if self._phase == "game_over" and w == self._game_winner:
+            return
+        self._game_winner = w
+        self._phase = "game_over"
+        self._note("game_won", w, f"{self._names[w]} wins the game with {self._scores[w]} points")
+
+    def _outcome(self) -> int | None:
+        r = self._rules
+        if r.hands is not None:
+            if len(self._history) < r.hands:
+                return None
+        elif max(self._scores) < r.target:
+            return None
+        sign = -1 if r.scoring == "winner_takes" else 1
+        # most (or lowest) points, then more hands won, then fewer cards at the end of the
+        # last hand, then the player who did not draw last (earliest last draw)
+        return min(range(self._n), key=lambda i: (sign * self._scores[i], -self._hands_won[i],
+                                                  self._end_cards[i], self._last_draw[i], i))
+
+    def _h_take_back(self, ev: dict, dry: bool) -> None:
+        self._expect("take_back")
+        if dry:
+            return
+        t = self._turn
+        assert t is not None
+        card = self._pile.pop()
+        self._seen[card] -= 1
+        self._cards[t] += 1
+        self._top = self._pile[-1] if self._pile else None
+        self._color = self._prev_color
+        if self._window == t:
+            self._window = None
+        self._penalty(t, self._rules.illegal_play_penalty, "penalty_draw",
+                      f"took back {card}")
+        self._advance(t)
+
+    def _h_undo(self, ev: dict, dry: bool) -> None:
+        if not self._effective:
+            raise _Reject("nothing to undo")
+        if dry:
+            return
+        self._effective.pop()
+        self._rebuild(self._effective)
+
+    def _h_score_fix(self, ev: dict, dry: bool) -> None:
+        hand = _int(ev.get("hand"))
+        hands = {h["hand"]: h for h in self._history}
+        if hand is None or hand not in hands:
+            raise _Reject(f"no finished hand {ev.get('hand')!r} to fix")
+        p = self._player(ev)
+        pts = _int(ev.get("points"))
+        if pts is None or pts < 0:
+            raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+        if dry:
+            return
+        assert p is not None
+        entry = hands[hand]
+        entry["points"] = dict(entry["points"], **{self._names[p]: pts})
+        self._total()
+        if self._phase in ("deal", "game_over"):
+            self._settle()
+
+    def _h_correct(self, ev: dict, dry: bool) -> None:
+        n = _int(ev.get("event"))
+        if n is None or n not in set(self._effective):
+            raise _Reject(f"no event {ev.get('event')!r} in effect to correct")
+        target = self._parsed[n]
+        if target is None or target.get("type") not in ("flip", "play"):
+            raise _Reject(f"event {n} is not a flip or play")
+        card = self._card(ev.get("card"))
+        scratch = Table()
+        scratch._events = self._events
+        scratch._parsed = self._parsed
+        fixes = dict(self._fix)
+        fixes[n] = card
+        reason = scratch._replay(self._effective, fixes)
+        if reason is not None:
+            raise _Reject(f"correcting event {n} to {card} would reject event {reason}")
+        if dry:
+            return
+        self._fix = fixes
+        self._adopt(scratch)
+        self._note("corrected", None, f"event {n} corrected to {card}")
+
+    # ------------------------------------------------------------------ replay
+    def _replay(self, effective: list[int], fixes: dict[int, str]) -> str | None:
+        """Apply the given events from a fresh game; return "N (reason)" if one is rejected."""
+        self._fix = fixes
+        parsed = self._parsed
+        for idx in effective:
+            ev = parsed[idx]
+            assert ev is not None
+            self._cur = idx
+            self._out = []
+            if ev.get("type") == "correct":
+                # a correction in effect is applied through _fix; keep its notice
+                self._note("corrected", None, f"event {ev.get('event')} corrected to {ev.get('card')}")
+                self._effective.append(idx)
+                continue
+            if idx in fixes:
+                ev = dict(ev, card=fixes[idx])
+            try:
+                self._handler(ev)(self, ev, False)
+            except _Reject as exc:
+                return f"{idx} ({exc})"
+            self._effective.append(idx)
+        return None
+
+    def _rebuild(self, effective: list[int]) -> None:
+        scratch = Table()
+        scratch._events = self._events
+        scratch._parsed = self._parsed
+        fixes = {int(self._parsed[i]["event"]): self._parsed[i]["card"]  # type: ignore[index]
+                 for i in effective if (self._parsed[i] or {}).get("type") == "correct"}
+        scratch._replay(list(effective), fixes)
+        self._adopt(scratch)
+
+    def _adopt(self, other: "Table") -> None:
+        keep = (self._events, self._parsed, self._rejected, self._out, self._cur)
+        self.__dict__.update(other.__dict__)
+        self._events, self._parsed, self._rejected, self._out, self._cur = keep
+
+
+def _event_of(note: dict) -> int:
+    return note["event"]
+
+
+_HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
+    "game": Table._h_game,
+    "deal": Table._h_deal,
+    "flip": Table._h_flip,
+    "play": Table._h_play,
+    "color": Table._h_color,
+    "target": Table._h_target,
+    "draw": Table._h_draw,
+    "pass": Table._h_pass,
+    "uno": Table._h_uno,
+    "catch": Table._h_catch,
+    "challenge": Table._h_challenge,
+    "reveal": Table._h_reveal,
+    "verdict": Table._h_verdict,
+    "points": Table._h_points,
+    "take_back": Table._h_take_back,
+    "undo": Table._h_undo,
+    "score_fix": Table._h_score_fix,
+    "correct": Table._h_correct,
+}
+
+
+def replay(lines: Iterable[dict | str]) -> Table:
+    """A Table with every line pushed in order."""
+    table = Table()
+    for line in lines:
+        table.push(line)
+    return table

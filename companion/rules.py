@@ -1,0 +1,136 @@
+"""Table options: the one `Rules` dataclass every rule consults.
+
+A `game` event carries a `rules` object whose keys are the option names of rules.md. Unknown
+keys and bad values are rejected with a close-match suggestion (ultralytics' cfg style), never
+silently replaced by a default.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Mapping
+
+from companion.cards import EDITIONS, deck, deck_size
+from companion.errors import RulesError
+
+FIRST_CARD_MODES = ("classic", "number_only")
+SCORING_MODES = ("winner_takes", "lowest_wins")
+UNO_CATCH_MODES = ("auto", "players")
+ROTATIONS = ("clockwise", "counterclockwise")
+STACKING_MODES = (False, "draw_two", "wild_draw_four", True)
+# What a wild customizable card does (chosen by the table at game start):
+# "wild" = a plain wild (the default: record it; any draws the table reports are logged draws),
+# "draw_three" = the next player draws 3 and loses the turn, "skip" = the next player loses the turn.
+CUSTOMIZABLE_EFFECTS = ("wild", "draw_three", "skip")
+
+
+def _suggest(word: str, choices: tuple[Any, ...]) -> str:
+    names = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), names, n=1, cutoff=0.0)
+    return close[0] if close else names[0]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every table option with its default (rules.md)."""
+
+    deck: str = "classic"               # classic (108), modern (112), swap (108 + swap_cards)
+    swap_cards: int = 1                 # wild swap hands cards in a `swap` deck
+    hand_size: int = 7                  # cards dealt to each player
+    first_card: str = "classic"         # classic | number_only
+    target: int = 500                   # points that end the game
+    scoring: str = "winner_takes"       # winner_takes | lowest_wins
+    hands: int | None = None            # a fixed number of hands instead of a target
+    uno_penalty: int = 2                # cards drawn when caught without calling UNO
+    uno_catch: str = "auto"             # auto (the referee catches) | players
+    illegal_play_penalty: int = 2       # cards drawn after taking back a wrong card
+    stacking: bool | str = False        # False | "draw_two" | "wild_draw_four" | True (both)
+    jump_in: bool = False               # an identical card may be played out of turn
+    seven_zero: bool = False            # 7 swaps hands with a chosen player, 0 passes hands on
+    draw_until_playable: bool = False   # keep drawing until a playable card comes
+    dealer_rotation: str = "clockwise"  # clockwise | counterclockwise
+    dealer_by_draw: bool = False        # first dealer: highest card shown (reveal before deal)
+    customizable: str = "wild"          # effect of wild customizable: wild | draw_three | skip
+
+    @property
+    def deck_counts(self) -> dict[str, int]:
+        return dict(deck(self.deck, self.swap_cards))
+
+    @property
+    def deck_size(self) -> int:
+        return deck_size(self.deck, self.swap_cards)
+
+    def stacks(self, symbol: str) -> bool:
+        """Whether a pending penalty whose last card is `symbol` may be answered by another."""
+        if self.stacking is True:
+            return symbol in ("draw_two", "wild_draw_four")
+        return self.stacking == symbol
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_FIELDS = {f.name: f for f in fields(Rules)}
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "deck": EDITIONS,
+    "first_card": FIRST_CARD_MODES,
+    "scoring": SCORING_MODES,
+    "uno_catch": UNO_CATCH_MODES,
+    "dealer_rotation": ROTATIONS,
+    "customizable": CUSTOMIZABLE_EFFECTS,
+}
+_BOOLS = ("jump_in", "seven_zero", "draw_until_playable", "dealer_by_draw")
+# name -> smallest allowed value
+_INTS = {"swap_cards": 1, "hand_size": 1, "target": 1, "uno_penalty": 0, "illegal_play_penalty": 0}
+
+
+def parse_rules(raw: object) -> Rules:
+    """Validate a `rules` object from a `game` event; raise RulesError naming the fix.
+
+    >>> parse_rules({"stacking": "draw_two"}).stacking
+    'draw_two'
+    """
+    if raw is None:
+        return Rules()
+    if not isinstance(raw, Mapping):
+        raise RulesError("rules must be an object of option names and values")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            raise RulesError(
+                f"unknown rule {key!r}: did you mean {_suggest(key, tuple(_FIELDS))!r}?"
+            )
+        values[key] = _check_value(key, value)
+    return Rules(**values)
+
+
+def _check_value(key: str, value: Any) -> Any:
+    if key in _CHOICES:
+        choices = _CHOICES[key]
+        if value not in choices or not isinstance(value, str):
+            raise RulesError(
+                f"rule {key}={value!r} is not one of {', '.join(choices)}: "
+                f"did you mean {_suggest(value, choices)!r}?"
+            )
+        return value
+    if key in _BOOLS:
+        if not isinstance(value, bool):
+            raise RulesError(f"rule {key} takes true or false, not {value!r}")
+        return value
+    if key == "stacking":
+        if value is False or value is True or value in ("draw_two", "wild_draw_four"):
+            return value
+        raise RulesError(
+            f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four: "
+            f"did you mean {_suggest(value, ('draw_two', 'wild_draw_four'))!r}?"
+        )
+    if key == "hands":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RulesError(f"rule hands takes a whole number of hands (1 or more), not {value!r}")
+        return value
+    low = _INTS[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise RulesError(f"rule {key} takes a whole number of at least {low}, not {value!r}")
+    return value
