@@ -367,40 +367,42 @@ def _zones(reader: _Reader, value: Any) -> dict[str, tuple[float, float, float, 
 def _rules(reader: _Reader, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise reader.bad_value("", "rules", "must be a table [rules]", value)
+    known = rule_keys()
     for name in value:
-        if name not in RULE_KEYS:
-            raise reader.unknown("rules", name, RULE_KEYS)
-    rules = dict(value)
-    problem = rules_problem(rules)
-    if problem:
-        key, message = problem
-        raise reader.bad_value("rules", key, message, rules[key]) if key in rules else reader.fail("rules", None, message)
-    return rules
+        if name not in known:
+            raise reader.unknown("rules", name, known)
+    for name, option in value.items():
+        problem = rule_problem(name, option)
+        if problem:
+            line = find_line(reader.text, "rules", name)
+            raise ConfigError(f"{reader.name} line {line}: {problem}" if line else f"{reader.name}: {problem}")
+    return dict(value)
 
 
-def rules_problem(rules: dict[str, Any]) -> tuple[str, str] | None:
-    """Ask the engine whether these table options are valid: (key, why) or None.
-
-    The engine owns what each option accepts; asking it keeps one source of truth."""
-    if not rules:
-        return None
+def rule_keys() -> tuple[str, ...]:
+    """The table options the engine knows (companion.rules), else the rulebook's list."""
     try:
-        from companion.engine import Table
-    except ImportError:  # engine not installed in this build: values are checked at game start
-        return None
-    reason = Table().check({"type": "game", "players": ["A", "B"], "rules": rules})
-    if reason is None:
-        return None
-    for key in rules:
-        if key in reason:
-            return key, _strip_key(reason, key)
-    return "", reason
+        from dataclasses import fields
+
+        from companion.rules import Rules
+    except ImportError:
+        return RULE_KEYS
+    return tuple(f.name for f in fields(Rules))
 
 
-def _strip_key(reason: str, key: str) -> str:
-    # "rules: target must be ..." -> "must be ..." so the message reads "rules.target must be ..."
-    tail = reason.split(key, 1)[1].lstrip(" :'\"")
-    return tail or reason
+def rule_problem(name: str, value: Any) -> str | None:
+    """Why the engine would refuse this table option, or None. The engine owns the values."""
+    try:
+        from companion.rules import parse_rules
+    except ImportError:  # engine not in this build: checked when the game starts
+        return None
+    from companion.errors import RulesError
+
+    try:
+        parse_rules({name: value})
+    except RulesError as exc:
+        return str(exc)
+    return None
 
 
 def _no_shared_pins(reader: _Reader, gpio: dict[str, Any], seats: dict[str, int]) -> None:

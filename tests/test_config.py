@@ -163,3 +163,16 @@ def test_run_reports_config_error_on_one_line(tmp_path: Path, capsys: pytest.Cap
     err = capsys.readouterr().err.strip()
     assert err.endswith("config.toml line 2: gpio.uno_pin must be a BCM pin number 2-27 (0 = not fitted), got 'x'")
     assert "\n" not in err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[rules]\ntarget = 'x'\n", "config.toml line 2: rule target takes a whole number of at least 1, not 'x'"),
+        ("[rules]\njump_in = true\nstacking = 'maybe'\n", "config.toml line 3: rule stacking='maybe' is not one of"),
+    ],
+)
+def test_config_bad_rule_value_names_line_and_rule(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    assert str(info.value).startswith(message)
