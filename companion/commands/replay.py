@@ -39,6 +39,19 @@ def _dash(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def _rules_text(rules: dict[str, Any]) -> str:
+    """Only the options this table changed: the defaults go without saying."""
+    from companion.rules import Rules
+
+    defaults = Rules().as_dict()
+    changed = [
+        f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+        for k, v in rules.items()
+        if defaults.get(k, object()) != v
+    ]
+    return ", ".join(changed) if changed else "standard"
+
+
 def summary(state: dict[str, Any], events: int | None = None) -> str:
     """The state as a few readable lines: who holds what, whose turn, what the referee said."""
     out: list[str] = []
@@ -51,15 +64,7 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
             head += f", hand {state['hand']}"
         if events is not None:
             head += f", {events} events"
-        rules = state.get("rules") or {}
-        if rules:
-            shown = ", ".join(
-                f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
-                for k, v in rules.items()
-            )
-            out.append(f"{head}; rules: {shown}")
-        else:
-            out.append(head)
+        out.append(f"{head}; rules: {_rules_text(state.get('rules') or {})}")
         width = max(6, *(len(p["name"]) for p in players))
         out.append(f"    {'player':<{width}}  cards  score  hands won")
         for p in players:
@@ -96,6 +101,9 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
             f"Hand winner: {_dash(state.get('hand_winner'))}   "
             f"Game winner: {_dash(state.get('game_winner'))}"
         )
+    for past in state.get("history") or []:
+        gained = ", ".join(f"{name} +{pts}" for name, pts in past["points"].items() if pts)
+        out.append(f"Hand {past['hand']}: won by {past['winner']}" + (f" ({gained})" if gained else ""))
     notices = state.get("notices") or []
     out.append(f"Notices ({len(notices)}):" if notices else "Notices: none")
     for n in notices:
