@@ -69,6 +69,7 @@ class VisionLoop:
         on_pass: Callable[[int], None] | None = None,
         on_event: Callable[[dict, list[dict]], None] | None = None,
         before_frame: Callable[[Frame], None] | None = None,
+        annotate: Callable[[dict], dict] | None = None,
         backoff: tuple[float, float] = (0.5, 10.0),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
@@ -81,6 +82,7 @@ class VisionLoop:
         self.on_pass = on_pass
         self.on_event = on_event
         self.before_frame = before_frame  # e.g. tells a truth-driven test detector the frame time
+        self.annotate = annotate  # fills in what the camera cannot know (the demo bot)
         self.backoff = backoff
         self.clock = clock
         self.sleep = sleep
@@ -162,6 +164,8 @@ class VisionLoop:
         for event in events:
             line = {k: v for k, v in event.items() if k != "t"}  # frame time is not part of the log
             try:
+                if self.annotate is not None:
+                    line = self.annotate(line)
                 notices = self.referee.submit(line, source="camera")
             except Exception:
                 log.exception("vision: the referee could not take %s", line)

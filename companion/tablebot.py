@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from typing import Any, Callable, Iterable
 
 from companion.cards import COLORS, is_card_name, parse_card
@@ -39,11 +40,13 @@ class TableBot:
         truth: list[dict] | None = None,
         rules: dict | None = None,
         source: str = "demo-bot",
+        patience: float = 15.0,
     ) -> None:
         self.referee = referee
         self.players = list(players)
         self.rules = dict(rules or {})
         self.source = source
+        self.patience = patience  # seconds of a stuck table before the bot decides anyway
         self.truth = [e for e in (truth or []) if isinstance(e, dict) and e.get("type") not in ("game",)]
         self._cursor = 0  # index in truth just after the last matched camera event
         self._queue: queue.Queue[tuple[dict, list[dict]] | None] = queue.Queue()
@@ -87,6 +90,17 @@ class TableBot:
         self._settle(self.referee.state)
 
     # -- following the video -----------------------------------------------------------------
+
+    def annotate(self, event: dict) -> dict:
+        """Before a camera event goes to the referee: a reveal's player, which the camera
+        cannot know, is taken from the true log (the demo table's "this is my hand" tap)."""
+        if event.get("type") != "reveal" or event.get("player"):
+            return event
+        with self._lock:
+            index = self._match(event)
+            if index is not None and self.truth[index].get("player"):
+                return {**event, "player": self.truth[index]["player"]}
+        return event
 
     def camera_event(self, event: dict, notices: list[dict]) -> None:
         """Called by the vision loop after the referee took a camera event (same thread)."""
@@ -147,20 +161,42 @@ class TableBot:
         self._queue.put((state, notices))
 
     def _run(self) -> None:
+        quiet_since = time.monotonic()
         while True:
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                item = ()  # nothing happened for a second: is the table stuck?
             if item is None:
                 return
+            now = time.monotonic()
+            if item:
+                quiet_since = now
+            force = now - quiet_since >= self.patience
             try:
                 with self._lock:
-                    self._settle(self.referee.state)
+                    self._settle(self.referee.state, force=force)
             except Exception:
                 log.exception("demo bot: could not settle the table")
 
-    def _settle(self, state: dict) -> None:
+    def _truth_will(self, kinds: set[str]) -> bool:
+        """Does the true log settle this itself before the next card is laid?"""
+        for line in self.truth[self._cursor:]:
+            if line.get("type") in kinds:
+                return True
+            if line.get("type") in ("play", "flip") and line is not self.truth[self._cursor]:
+                return False
+        return False
+
+    def _settle(self, state: dict, force: bool = False) -> None:
+        """Answer what the state waits for, unless the true log is about to (or `force`)."""
         waiting = state.get("waiting_for")
         hand = state.get("hand", 0)
         mark = len(state.get("notices", [])), hand
+        wait_for_log = {"color": {"color"}, "target": {"target"}, "evidence": {"reveal", "verdict"},
+                        "scores": {"reveal", "points"}, "deal": {"deal", "reveal", "points"}}
+        if not force and waiting in wait_for_log and self._truth_will(wait_for_log[waiting]):
+            return
         if waiting == "color" and ("color",) + mark not in self._handled:
             self._handled.add(("color",) + mark)
             self._submit({"type": "color", "color": self._next_colour()})

@@ -227,3 +227,52 @@ def test_event_pump_hands_gpio_events_to_the_referee_in_order() -> None:
 )
 def test_describe_game_for_the_status_line(state: dict, words: str) -> None:
     assert describe_game(state) == words
+
+
+def _truth(plays: int, seed: int) -> list[dict]:
+    from companion.tablevideo import plan_session
+
+    lines: list[dict] = []
+    for step in plan_session(plays, players=4, seed=seed):
+        lines += step.before + step.lines
+    return lines
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_demo_bot_follows_the_true_log_around_the_camera_events(tmp_path: Any, seed: int) -> None:
+    from companion.engine import replay
+    from companion.referee import Referee
+    from companion.store import EventStore
+    from companion.tablebot import CAMERA_EVENTS, TableBot
+
+    truth = _truth(60, seed)
+    referee = Referee(EventStore(tmp_path / "demo.db"))
+    bot = TableBot(referee, truth[0]["players"], truth=truth)
+    bot.start()
+    bot.new_pass(1)
+    for line in truth:
+        if line["type"] in CAMERA_EVENTS:
+            event = {k: v for k, v in line.items() if k != "player"}  # the camera cannot know who
+            event = bot.annotate(event)
+            bot.camera_event(event, referee.submit(event, source="camera"))
+    bot.stop()
+    state, expected = referee.state, replay(truth).state
+    assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
+    assert state["players"] == expected["players"]
+    assert (state["turn"], state["top"], state["waiting_for"]) == (expected["turn"], expected["top"], expected["waiting_for"])
+
+
+def test_demo_bot_settles_what_no_log_says(tmp_path: Any) -> None:
+    from companion.referee import Referee
+    from companion.store import EventStore
+    from companion.tablebot import TableBot
+
+    referee = Referee(EventStore(tmp_path / "demo.db"))
+    bot = TableBot(referee, ["Ann", "Bob"], truth=None)
+    bot.new_pass(1)
+    for card in ("red_5", "wild"):
+        referee.submit({"type": "flip" if card == "red_5" else "play", "card": card}, source="camera")
+    bot._settle(referee.state)  # the bot's thread would do this on the change
+    state = referee.state
+    assert state["waiting_for"] == "play" and state["color"] in ("red", "yellow", "green", "blue")
+    assert [e["type"] for e in bot.submitted] == ["game", "deal", "color"]

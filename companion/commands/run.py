@@ -352,6 +352,7 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         realtime=kind in ("demo", "video"),
         on_pass=bot.new_pass if bot is not None else None,
         on_event=bot.camera_event if bot is not None else None,
+        annotate=bot.annotate if bot is not None else None,
     )
 
 
