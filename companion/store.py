@@ -270,9 +270,10 @@ class EventStore:
         flags: list[bool] = []
         for index, line in enumerate(lines):
             notices = table.push(line)
-            flags.append(
-                not any(n.get("kind") == "rejected" and n.get("event") == index for n in notices)
-            )
+            # A blank line counts in event indices but is no event: stored as not accepted.
+            flags.append(bool(line.strip()) and not any(
+                n.get("kind") == "rejected" and n.get("event") == index for n in notices
+            ))
         finished = table.state.get("waiting_for") == "game_over"
         game_id = game_id or new_game_id()
         if self.has_game(game_id):

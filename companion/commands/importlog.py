@@ -24,7 +24,7 @@ def main(args: argparse.Namespace) -> int:
         game_id = store.import_jsonl(args.log)
         rows = store.rows(game_id)
         finished = store.last_unfinished() != game_id
-    rejected = sum(not row["accepted"] for row in rows)
+    rejected = sum(not row["accepted"] and row["line"] != "" for row in rows)
     status = "finished" if finished else "unfinished: `uno-companion run` resumes it"
     print(f"imported {args.log} as game {game_id} into {path}: "
           f"{len(rows)} events ({rejected} rejected), {status}")
