@@ -709,11 +709,8 @@ class Table:
             raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
         if (not stand and not accept and self._drawn and not self._rules.draw_until_playable):
             raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
-        extra = 2 if victim is not None else 0
-        if not take and accept:
-            extra += pending
-        if count + extra > self._available():
-            raise _Reject(f"only {self._available()} cards are left to draw")
+        if self._available() == 0:
+            raise _Reject("no cards are left to draw: pass instead")
         if dry:
             return
         if stand:
@@ -747,7 +744,7 @@ class Table:
         assert t is not None
         if self._pending:
             raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
-        if not self._drawn:
+        if not self._drawn and self._available() > 0:
             raise _Reject(f"{self._names[t]} must draw before passing")
         if dry:
             return

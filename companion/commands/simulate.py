@@ -1,0 +1,69 @@
+"""`uno-companion simulate`: play random legal games and write their table log (JSON Lines)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from companion.errors import InputFileError, RulesError
+
+HELP = "play random legal games and write their table log"
+
+
+def _count(low: int, high: int | None = None):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"{low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, not {value}")
+        return value
+    return parse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=_count(2, 10), default=4, help="players, 2-10 (default 4)")
+    parser.add_argument("--hands", type=_count(1), default=1, help="hands to play (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--out", metavar="FILE", help="write the log here instead of stdout")
+    parser.add_argument("--rules", metavar="JSON", default=None,
+                        help='table options as a JSON object, e.g. \'{"stacking": true}\'')
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.rules import parse_rules
+    from companion.simulate import simulate_games
+
+    rules = None
+    if args.rules is not None:
+        try:
+            rules = json.loads(args.rules)
+        except ValueError as exc:
+            raise RulesError(f"--rules is not JSON: {exc.msg} (column {exc.colno})") from None
+        parse_rules(rules)  # a bad option is a one-line error before anything is written
+    events = simulate_games(args.players, args.hands, args.seed, rules)
+    if args.out is None:
+        try:
+            _write(events, sys.stdout)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `simulate | head`: the reader has enough
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    path = Path(args.out)
+    tmp = path.with_name(path.name + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            _write(events, fh)
+        tmp.replace(path)  # a finished log or none: never half a file under the real name
+    except OSError as exc:
+        raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return 0
+
+
+def _write(events, fh) -> None:
+    dumps = json.dumps
+    fh.writelines(dumps(ev, separators=(",", ":")) + "\n" for ev in events)

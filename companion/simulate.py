@@ -1,0 +1,337 @@
+"""Random legal self-play: a real shuffled deck and real hands, written as a table log.
+
+The simulator holds what the engine cannot see (the deck order, every hand) and chooses
+random legal actions, with the mistakes real tables make (an illegal card taken back or left
+standing, a forgotten UNO call, a bluffed wild draw four that gets challenged). Each event is
+fed to a `Table` as it is produced: the engine is the referee, the simulator only moves the
+physical cards the engine says moved (penalty draws are never logged, so hand sizes are
+synced from the engine after every event). A produced log therefore replays without a single
+`rejected` notice. Seeded `random.Random(seed)`: the same arguments give the same log.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator, Mapping
+
+from companion.engine import INFO, Table, playable
+from companion.cards import COLORS
+from companion.rules import parse_rules
+
+# the cards playable on each (top card, colour in force): the engine's `playable`, cached
+_PLAYABLE: dict[tuple[str, str | None], frozenset[str]] = {}
+
+
+def _playable_set(top: str, color: str | None) -> frozenset[str]:
+    key = (top, color)
+    got = _PLAYABLE.get(key)
+    if got is None:
+        got = _PLAYABLE[key] = frozenset(c for c in INFO if playable(c, top, color))
+    return got
+
+
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
+_EMPTY: dict = {}
+
+
+class SimulationError(RuntimeError):
+    """The engine rejected an event the simulator believed legal: a bug in one of them."""
+
+
+class _Sim:
+    def __init__(self, players: int, seed: int, rules: Mapping[str, Any] | None) -> None:
+        if not 2 <= players <= len(NAMES):
+            raise ValueError(f"players must be 2 to {len(NAMES)}")
+        self.rng = random.Random(seed)
+        self.rules_raw = dict(rules) if rules else None
+        self.rules = parse_rules(self.rules_raw)
+        self.n = players
+        self.names = list(NAMES[:players])
+        self.table = Table()
+        self.full_deck = [c for c, k in self.rules.deck_counts.items() for _ in range(k)]
+        self.effect: tuple | None = None  # a physical effect waiting for colour / target
+        self.out: list[dict] = []
+        self.seq = 0
+
+    # -- the physical table -------------------------------------------------------------
+    def draw_real(self, p: int, k: int) -> None:
+        draw, hand = self.draw, self.hands[p]
+        if len(draw) < k and len(self.discard) > 1:
+            rest = self.discard[:-1]
+            self.discard = self.discard[-1:]
+            self.rng.shuffle(rest)
+            draw[:0] = rest
+        for _ in range(min(k, len(draw))):
+            hand.append(draw.pop())
+
+    def push(self, ev: dict) -> None:
+        t = self.table
+        notes = t.push(ev)
+        self.out.append(ev)
+        if notes and notes[0]["kind"] == "rejected":
+            raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
+        if self.effect is not None and t._phase not in ("color", "target"):
+            self.apply_effect()
+        if t._draw_seq == self.seq:  # nobody drew: hand sizes already agree
+            return
+        self.seq = t._draw_seq
+        cards, hands = t._cards, self.hands
+        for i in range(self.n):
+            d = cards[i] - len(hands[i])
+            if d:
+                if d < 0:
+                    raise SimulationError(f"engine says {self.names[i]} holds {cards[i]}, "
+                                          f"the table has {len(hands[i])} ({ev})")
+                self.draw_real(i, d)
+
+    def apply_effect(self) -> None:
+        kind, p = self.effect  # type: ignore[misc]
+        self.effect = None
+        t, hands, n = self.table, self.hands, self.n
+        d = t._dir
+        if kind == "wild_shuffle_hands":
+            pool = [c for h in hands for c in h]
+            self.rng.shuffle(pool)
+            for h in hands:
+                h.clear()
+            for k, c in enumerate(pool):
+                hands[(p + (k % n + 1) * d) % n].append(c)
+        elif kind == "zero":
+            self.hands = [hands[(i - d) % n] for i in range(n)]
+        else:  # swap with a target (wild swap hands or a seven)
+            o = self.target
+            hands[p], hands[o] = hands[o], hands[p]
+
+    def play_real(self, p: int, card: str) -> None:
+        self.hands[p].remove(card)
+        self.discard.append(card)
+
+    # -- choosing -------------------------------------------------------------------------
+    def best_color(self, p: int) -> str:
+        counts = {c: 0 for c in COLORS}
+        for card in self.hands[p]:
+            col = INFO[card][0]
+            if col is not None:
+                counts[col] += 1
+        if self.rng.random() < 0.2:
+            return self.rng.choice(COLORS)
+        return max(COLORS, key=counts.__getitem__)
+
+    def play(self, p: int, card: str, extra: dict | None = None,
+             legal: bool = True) -> None:
+        """Play `card` from p's hand, then name colour / target as the card needs."""
+        rng, t = self.rng, self.table
+        self.play_real(p, card)
+        ev: dict = {"type": "play", "card": card}
+        if extra:
+            ev.update(extra)
+        sym = INFO[card][1]
+        wild = INFO[card][0] is None
+        last = not self.hands[p]
+        if not last and legal:
+            if card == "wild_shuffle_hands":
+                self.effect = ("wild_shuffle_hands", p)
+            elif card == "wild_swap_hands" or (self.rules.seven_zero and sym == "7"):
+                self.effect = ("swap", p)
+                self.target = rng.choice([i for i in range(self.n) if i != p])
+            elif self.rules.seven_zero and sym == "0":
+                self.effect = ("zero", p)
+        inline = wild and not last and rng.random() < 0.5
+        if inline:
+            ev["color"] = self.best_color(p)
+        self.push(ev)
+        if t._phase == "color" and rng.random() < 0.5 and card == "wild_swap_hands":
+            self.push({"type": "target", "player": self.names[self.target]})
+        if t._phase == "color":
+            self.push({"type": "color", "color": self.best_color(p)})
+        if t._phase == "target":
+            self.push({"type": "target", "player": self.names[self.target]})
+
+    def uno_calls(self) -> None:
+        """After a play: the player who went down to one card may call; others may catch."""
+        t, rng = self.table, self.rng
+        w = t._window
+        if w is None or t._window_called:
+            return
+        r = rng.random()
+        if r < 0.55:
+            self.push({"type": "uno", "player": self.names[w]})
+        elif r < 0.75:
+            by = rng.choice([i for i in range(self.n) if i != w])
+            ev: dict = {"type": "catch", "by": self.names[by]}
+            if rng.random() < 0.5:
+                ev["target"] = self.names[w]
+            self.push(ev)
+
+    def turn(self) -> None:
+        """One decision in phase play / challenge / take_back."""
+        t, rng, names = self.table, self.rng, self.names
+        phase = t._phase
+        if phase == "take_back":
+            off = t._turn
+            if t._cards[off] == 0 or rng.random() < 0.8:
+                card = self.discard.pop()
+                self.hands[off].append(card)
+                self.push({"type": "take_back"})
+                return
+            # otherwise the table lets it stand: the next player simply goes on
+        pending = t._pending
+        if pending and phase != "take_back":
+            victim = t._turn
+            answers = [c for c in self.hands[victim] if t._answers(c)]
+            if answers and rng.random() < 0.6:
+                self.play(victim, rng.choice(answers))
+                self.uno_calls()
+                return
+            r = rng.random()
+            if phase == "challenge" and r < 0.25:
+                self.push({"type": "challenge"})
+                self.evidence()
+                return
+            if r < 0.45:
+                self.push({"type": "draw", "count": pending})
+                return
+        standing, accepting, *_, actor = t._pre_turn(_EMPTY, None)
+        # jump-in: someone holding the identical card slams it down out of turn
+        if (self.rules.jump_in and phase == "play" and not pending and rng.random() < 0.3):
+            top = t._top
+            for j in range(self.n):
+                if j != actor and top in self.hands[j] and t._cards[j] > 1:
+                    self.play(j, top, {"player": names[j]})
+                    self.uno_calls()
+                    return
+        hand = self.hands[actor]
+        top, color = t._top, t._color
+        if phase == "play" and t._drawn:
+            drawn = hand[-1]
+            if playable(drawn, top, color) and rng.random() < 0.85:
+                self.play(actor, drawn)
+                self.uno_calls()
+            elif self.rules.draw_until_playable and t._available() > 0 and rng.random() < 0.7:
+                self.push({"type": "draw"})
+            else:
+                self.push({"type": "pass"})
+            return
+        if len(hand) == 2 and rng.random() < 0.4 and not standing and not accepting \
+                and t._window is None:
+            self.push({"type": "uno", "player": names[actor]})
+        ok = _playable_set(top, color)
+        legal = [c for c in hand if c in ok]
+        if accepting or standing:
+            legal = [c for c in legal if not t._answers(c)]
+        if legal and rng.random() < 0.97:
+            plain = [c for c in legal if c != "wild_draw_four"]
+            card = rng.choice(plain if plain and rng.random() < 0.9 else legal)
+            self.play(actor, card)
+            self.uno_calls()
+            return
+        illegal = [c for c in hand if c not in ok and not t._answers(c)]
+        if illegal and len(hand) > 2 and not accepting and rng.random() < 0.05:
+            self.play(actor, rng.choice(illegal), legal=False)
+            return
+        if t._available() > 0 or (legal and (accepting or standing)):
+            if t._available() > 0:
+                self.push({"type": "draw"})
+            else:
+                self.play(actor, legal[0])
+                self.uno_calls()
+        elif legal:
+            self.play(actor, legal[0])
+            self.uno_calls()
+        else:  # nothing left to draw anywhere and nothing to play
+            self.push({"type": "pass"})
+
+    def evidence(self) -> None:
+        t = self.table
+        off = t._turn
+        hand = self.hands[off]
+        if self.rng.random() < 0.7:
+            self.push({"type": "reveal", "player": self.names[off], "cards": list(hand)})
+        else:
+            guilty = any(INFO[c][0] == t._before_color for c in hand)
+            self.push({"type": "verdict", "guilty": guilty})
+
+    # -- hands and games --------------------------------------------------------------------
+    def new_game(self) -> None:
+        ev: dict = {"type": "game", "players": list(self.names)}
+        if self.rules_raw:
+            ev["rules"] = dict(self.rules_raw)
+        self.hands = [[] for _ in range(self.n)]
+        self.draw = list(self.full_deck)
+        self.discard = []
+        self.seq = 0
+        self.push(ev)
+
+    def hand(self, first: bool) -> None:
+        t, rng = self.table, self.rng
+        self.hands = [[] for _ in range(self.n)]
+        self.draw = list(self.full_deck)
+        rng.shuffle(self.draw)
+        self.discard = []
+        if first and self.rules.dealer_by_draw:
+            while True:
+                shown = {i: rng.choice(self.full_deck) for i in range(self.n)}
+                for i, c in shown.items():
+                    self.push({"type": "reveal", "player": self.names[i], "cards": [c]})
+                if t.check({"type": "deal"}) is None:
+                    break
+            self.push({"type": "deal"})
+        elif first:
+            self.push({"type": "deal", "dealer": rng.choice(self.names)})
+        else:
+            self.push({"type": "deal"})
+        while t._phase == "flip":
+            card = self.draw.pop()
+            self.push({"type": "flip", "card": card})
+            if t._phase == "flip":  # returned to the deck: put it back somewhere inside
+                self.draw.insert(rng.randrange(len(self.draw) + 1), card)
+            else:
+                self.discard.append(card)
+        if t._phase == "color":
+            self.push({"type": "color", "color": rng.choice(COLORS)})
+        steps = 0
+        while t._phase in ("play", "challenge", "take_back", "color", "target", "evidence"):
+            steps += 1
+            if steps > 5000:
+                raise SimulationError("a hand did not end after 5000 decisions")
+            if t._phase == "evidence":
+                self.evidence()
+            else:
+                self.turn()
+        # scores: the losers show their hands (or say their points)
+        w = t._hand_winner
+        for i in range(self.n):
+            if i == w:
+                continue
+            if rng.random() < 0.6:
+                self.push({"type": "reveal", "player": self.names[i],
+                                 "cards": list(self.hands[i])})
+            else:
+                pts = sum(_POINTS[c] for c in self.hands[i])
+                self.push({"type": "points", "player": self.names[i], "points": pts})
+
+
+_POINTS = {name: (50 if c is None and name != "wild_swap_hands" else 40 if c is None else
+                  int(s) if s.isdigit() else 20) for name, (c, s) in INFO.items()}
+
+
+def simulate_games(players: int, hands: int, seed: int,
+                   rules: Mapping[str, Any] | None = None,
+                   table: list[Table] | None = None) -> Iterator[dict]:
+    """Yield the table log of `hands` random hands (new games start when one is won).
+
+    `table`, if given, receives the live `Table` the events were fed to (for benchmarks and
+    tests that want the final state without replaying).
+    """
+    sim = _Sim(players, seed, rules)
+    if table is not None:
+        table.append(sim.table)
+    sim.new_game()
+    first = True
+    for _ in range(hands):
+        if sim.table._phase == "game_over":
+            sim.new_game()
+            first = True
+        sim.hand(first)
+        first = False
+        yield from sim.out
+        sim.out = []
