@@ -1,0 +1,64 @@
+"""`uno-companion bench-engine`: random self-play hands per second, ours vs rlcard."""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+
+from companion.bench_engine import compare
+from companion.errors import CompanionError
+
+HELP = "self-play throughput vs rlcard"
+GOAL = 3.0  # issue 2: at least 3x rlcard's hands per second
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hands", type=_positive, default=1000, help="hands per round (default 1000)")
+    parser.add_argument("--seed", type=int, default=1, help="first seed; round k uses seed+k")
+    parser.add_argument("--players", type=_positive, default=2,
+                        help="players at the table, 2-10 (default 2, rlcard's default)")
+    parser.add_argument("--repeat", type=_positive, default=3,
+                        help="alternating rounds per side; the median counts (default 3)")
+    parser.add_argument("--no-rlcard", action="store_true", help="time our engine only")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def main(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 10:
+        raise CompanionError(f"--players must be 2 to 10, not {args.players}")
+    sides = compare(args.hands, args.seed, args.players, args.repeat, not args.no_rlcard)
+    ratio = sides[0].hands_per_s / sides[1].hands_per_s if len(sides) == 2 else None
+    if args.json:
+        print(json.dumps({
+            "machine": f"{platform.machine()} {platform.python_implementation()} "
+                       f"{platform.python_version()}",
+            "hands": args.hands, "players": args.players, "repeat": args.repeat,
+            "seed": args.seed,
+            "sides": [{"name": s.name, "hands_per_s": round(s.hands_per_s, 1),
+                       "steps_per_hand": round(s.steps_per_hand, 1),
+                       "us_per_step": round(s.us_per_step, 2)} for s in sides],
+            "ratio": None if ratio is None else round(ratio, 3),
+            "goal": GOAL,
+        }))
+        return 0
+    print(f"random self-play, {args.players} players, {args.hands} hands x {args.repeat} "
+          f"rounds (median), Python {platform.python_version()} on {platform.machine()}")
+    print(f"  {'':32}  {'hands/s':>9}  {'steps/hand':>10}  {'us/step':>8}")
+    for s in sides:
+        print(f"  {s.name:32}  {s.hands_per_s:9.0f}  {s.steps_per_hand:10.1f}  {s.us_per_step:8.2f}")
+    if ratio is not None:
+        verdict = "meets" if ratio >= GOAL else "below"
+        print(f"  ratio (ours / rlcard): {ratio:.2f}x  ({verdict} the {GOAL:.0f}x goal)")
+    print("  steps: table events refereed (ours: plays, draws, passes, colours, UNO calls, "
+          "reveals...) or rlcard game steps")
+    return 0
