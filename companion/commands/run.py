@@ -299,7 +299,10 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
 
-    previous = signal.signal(signal.SIGTERM, on_signal)  # systemd stops with SIGTERM
+    try:
+        previous = signal.signal(signal.SIGTERM, on_signal)  # systemd stops with SIGTERM
+    except ValueError:  # not the main thread (tests): no signal handling
+        previous = None
     try:
         companion.start()
         url = f"http://{lan_address() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
@@ -316,7 +319,12 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        try:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the shutdown short
+        except ValueError:  # not the main thread (tests)
+            pass
         companion.stop()
         store.close()
     say(f"stopped; every event is saved in {db}")
