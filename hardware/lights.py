@@ -25,9 +25,11 @@ class Lights:
         led_pin: int = 27,
         buzzer_pin: int = 0,
         background: bool = True,
+        flash_on: float = FLASH_ON,
     ) -> None:
         # background=False makes blinks run to completion inside update() (for tests).
         self.background = background
+        self.flash_on = flash_on
         self.led: LED | None = None
         self.buzzer: Buzzer | None = None
         self._window = False
@@ -53,9 +55,9 @@ class Lights:
                     self._show_window()
             if self.buzzer is not None:
                 if kinds & BEEP_TWICE:
-                    self.buzzer.beep(on_time=0.08, off_time=0.08, n=2, background=self.background)
+                    self.buzzer.beep(on_time=self.flash_on, off_time=self.flash_on, n=2, background=self.background)
                 elif kinds & BEEP_ONCE:
-                    self.buzzer.beep(on_time=0.08, off_time=0.08, n=1, background=self.background)
+                    self.buzzer.beep(on_time=self.flash_on, off_time=self.flash_on, n=1, background=self.background)
 
     def _show_window(self) -> None:
         assert self.led is not None
@@ -67,12 +69,12 @@ class Lights:
     def _flash(self) -> None:
         assert self.led is not None
         if not self.background:
-            self.led.blink(on_time=FLASH_ON, off_time=FLASH_ON, n=FLASH_COUNT, background=False)
+            self.led.blink(on_time=self.flash_on, off_time=self.flash_on, n=FLASH_COUNT, background=False)
             self._show_window()
             return
-        self.led.blink(on_time=FLASH_ON, off_time=FLASH_ON, n=FLASH_COUNT, background=True)
+        self.led.blink(on_time=self.flash_on, off_time=self.flash_on, n=FLASH_COUNT, background=True)
         # gpiozero leaves the LED off after n blinks: put the window's light back afterwards.
-        timer = threading.Timer(2 * FLASH_ON * FLASH_COUNT + 0.05, self._restore)
+        timer = threading.Timer(2 * self.flash_on * FLASH_COUNT + 0.05, self._restore)
         timer.daemon = True
         timer.start()
 

@@ -109,7 +109,7 @@ def test_draw_pass_two_buttons(factory: MockFactory, clock: Clock) -> None:
 
 
 def test_led_lit_while_uno_window_open(factory: MockFactory) -> None:
-    lights = Lights(factory, led_pin=27, background=False)
+    lights = Lights(factory, led_pin=27, background=False, flash_on=0.001)
     assert not lights.led_lit
     lights.update({"uno_window": "Ann"}, [{"kind": "uno_called"}])
     assert lights.led_lit and factory.pin(27).state
@@ -118,7 +118,7 @@ def test_led_lit_while_uno_window_open(factory: MockFactory) -> None:
 
 
 def test_led_flashes_on_illegal_play_then_shows_the_window(factory: MockFactory) -> None:
-    lights = Lights(factory, led_pin=27, background=False)
+    lights = Lights(factory, led_pin=27, background=False, flash_on=0.001)
     pin = factory.pin(27)
     pin.clear_states()
     lights.update({"uno_window": "Bob"}, [{"kind": "illegal_play", "player": "Ann"}])
@@ -134,7 +134,7 @@ def test_led_flashes_on_illegal_play_then_shows_the_window(factory: MockFactory)
     [([], 0), (["uno_called"], 0), (["rejected"], 0), (["hand_won"], 1), (["uno_penalty"], 2), (["illegal_play"], 2)],
 )
 def test_buzzer_beeps_on_notices(factory: MockFactory, kinds: list[str], beeps: int) -> None:
-    lights = Lights(factory, led_pin=0, buzzer_pin=18, background=False)
+    lights = Lights(factory, led_pin=0, buzzer_pin=18, background=False, flash_on=0.001)
     pin = factory.pin(18)
     pin.clear_states()
     lights.update({"uno_window": None}, [{"kind": k} for k in kinds])
@@ -174,3 +174,18 @@ def test_open_hardware_disabled_says_nothing() -> None:
     said: list[str] = []
     assert open_hardware({"enabled": False}, {}, lambda e: None, say=said.append) is None
     assert said == []
+
+
+def test_led_flash_in_background_returns_to_the_window_light(factory: MockFactory) -> None:
+    import time
+
+    lights = Lights(factory, led_pin=27, background=True, flash_on=0.005)
+    pin = factory.pin(27)
+    pin.clear_states()
+    lights.update({"uno_window": "Ann"}, [{"kind": "illegal_play"}])  # returns at once
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and [s.state for s in pin.states].count(True) < 7:
+        time.sleep(0.01)
+    assert [s.state for s in pin.states].count(True) >= 7  # six flashes, then lit for Ann's window
+    assert lights.led_lit
+    lights.close()
