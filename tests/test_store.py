@@ -169,3 +169,61 @@ def test_read_jsonl_unreadable_is_one_line_error(tmp_path: Path, setup, message:
     with pytest.raises(InputFileError, match=message) as err:
         read_jsonl(path)
     assert err.value.exit_code == 2 and "\n" not in str(err.value)
+
+
+# -- the store against the engine: what was stored replays to what was announced ----------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from companion.engine import replay  # noqa: E402
+from companion.referee import Referee  # noqa: E402
+from companion.simulate import simulate_games  # noqa: E402
+
+RULE_SETS = [
+    None,
+    {"stacking": True, "jump_in": True},
+    {"seven_zero": True, "draw_until_playable": True},
+    {"deck": "modern", "scoring": "lowest_wins", "target": 150},
+    {"uno_catch": "players", "uno_penalty": 4, "first_card": "number_only"},
+]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 6),
+    hands=st.integers(1, 2),
+    rules=st.sampled_from(RULE_SETS),
+)
+def test_store_replay_equals_live_state(tmp_path_factory: pytest.TempPathFactory, seed: int,
+                                       players: int, hands: int, rules: dict | None) -> None:
+    path = tmp_path_factory.mktemp("prop") / "table.db"
+    live: list = []
+    with EventStore(path) as store:
+        referee = Referee(store)
+        games = 0
+        for event in simulate_games(players, hands, seed, rules, table=live):
+            games += event["type"] == "game"
+            referee.submit(event, "simulate")
+        state, game_id = referee.state, referee.game_id
+        assert game_id is not None
+        stored = store.events(game_id)
+        assert len(store.games()) == games
+        # What was stored replays to exactly what the referee announced, notices included.
+        assert replay(stored).state == state
+        if games == 1:
+            assert live[0].state == state  # and to what the simulator's own table saw
+        assert all(row["accepted"] for row in store.rows(game_id))
+        # Export and import give the same game back under a new id.
+        out = path.with_suffix(".jsonl")
+        store.export_jsonl(game_id, out)
+        copy = store.import_jsonl(out)
+        assert copy != game_id and store.events(copy) == stored
+        assert replay(store.events(copy)).state == state
+    # A restart restores the game if it is unfinished (the import is now the newest game).
+    with EventStore(path) as again:
+        restored = Referee(again)
+        if state["waiting_for"] == "game_over":
+            assert restored.game_id is None and restored.state["waiting_for"] == "game"
+        else:
+            assert restored.game_id == copy and restored.state == state
