@@ -13,7 +13,7 @@ import copy
 import json
 import logging
 import threading
-from typing import Any, Callable
+from typing import Callable
 
 from companion.engine import Table, replay
 from companion.errors import CompanionError

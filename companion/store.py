@@ -324,13 +324,13 @@ class _Transaction:
             ) from None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: object) -> bool:
+                 tb: object) -> None:
         db = self.store._db
         try:
             if exc_type is None:
                 try:
                     db.execute("COMMIT")
-                    return False
+                    return
                 except sqlite3.Error as commit_exc:
                     exc = commit_exc
             try:
@@ -341,7 +341,6 @@ class _Transaction:
                 raise StoreError(
                     f"could not {self.what} in {self.store.path}: {exc}; nothing was changed"
                 ) from None
-            return False
         finally:
             self.store._lock.release()
 
