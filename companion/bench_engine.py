@@ -112,3 +112,35 @@ def compare(hands: int, seed: int, players: int = 2, repeat: int = 3,
     if theirs is not None:
         sides.append(Side("rlcard UnoGame", other))
     return sides
+
+
+@dataclass(frozen=True)
+class StoreRound:
+    events: int
+    seconds: float
+
+    @property
+    def ms_per_event(self) -> float:
+        return self.seconds / max(1, self.events) * 1e3
+
+
+def referee_with_store(hands: int, seed: int, players: int) -> StoreRound:
+    """The live path: each simulated event through `Referee.submit` into a fresh SQLite file
+    (committed with synchronous=FULL, so this measures the disk's fsync as much as Python)."""
+    import tempfile
+    from pathlib import Path
+
+    from companion.referee import Referee
+    from companion.simulate import simulate_games
+    from companion.store import EventStore
+
+    events = list(simulate_games(players, hands, seed))
+    with tempfile.TemporaryDirectory(prefix="uno-bench-") as tmp:
+        with EventStore(Path(tmp) / "bench.db") as store:
+            referee = Referee(store)
+            start = time.perf_counter()
+            for event in events:
+                referee.submit(event, "bench")
+            seconds = time.perf_counter() - start
+    return StoreRound(len(events), seconds)
+

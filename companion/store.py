@@ -175,6 +175,11 @@ class EventStore:
         """Every stored line of a game in order (dicts; raw text for lines that were not JSON)."""
         return [decode_line(text) for text in self._texts(game_id)]
 
+    def lines(self, game_id: str) -> list[str]:
+        """The stored text of each line of a game, in order (what export writes); a raw
+        line holding a newline is written as a JSON string so it stays one line."""
+        return [text if "\n" not in text else json.dumps(text) for text in self._texts(game_id)]
+
     def rows(self, game_id: str) -> list[dict[str, Any]]:
         """The full rows of a game: seq, time, accepted, source, line."""
         with self._lock:
@@ -241,14 +246,13 @@ class EventStore:
         """Write a game's lines, rejected ones included, as a JSON Lines table log."""
         if not self.has_game(game_id):
             raise StoreError(f"no game {game_id!r} in {self.path}")
-        texts = self._texts(game_id)
+        texts = self.lines(game_id)
         target = Path(path)
         tmp = target.with_name(target.name + ".part")
         try:
             with open(tmp, "w", encoding="utf-8", newline="\n") as out:
                 for text in texts:
-                    # A raw line holding a newline would split in two: keep it one line.
-                    out.write((text if "\n" not in text else json.dumps(text)) + "\n")
+                    out.write(text + "\n")
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, target)

@@ -20,6 +20,11 @@ def test_bench_engine_ours_only_counts_hands_and_events(capsys: pytest.CaptureFi
     assert side["hands_per_s"] > 0 and side["steps_per_hand"] > 10  # a hand is many events
 
 
+def test_bench_engine_store_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench-engine", "--hands", "1", "--repeat", "1", "--no-rlcard", "--store", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["referee_store_ms_per_event"] > 0
+
+
 def test_bench_engine_same_seed_same_events() -> None:
     a, b = compare(2, 7, with_rlcard=False, repeat=1), compare(2, 7, with_rlcard=False, repeat=1)
     assert a[0].rounds[0].steps == b[0].rounds[0].steps

@@ -149,6 +149,8 @@ def test_export_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert [json.loads(line) for line in out.read_text().splitlines()] == original
     assert main(["export", "--db", str(db), "--list", str(out)]) == 0
     assert "finished" in capsys.readouterr().out
+    assert main(["export", "--db", str(db), "-"]) == 0  # to stdout, for a pipe
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == original
 
 
 def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:

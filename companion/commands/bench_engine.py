@@ -5,7 +5,7 @@ import argparse
 import json
 import platform
 
-from companion.bench_engine import compare
+from companion.bench_engine import compare, referee_with_store
 from companion.errors import CompanionError
 
 HELP = "self-play throughput vs rlcard"
@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=_positive, default=3,
                         help="alternating rounds per side; the median counts (default 3)")
     parser.add_argument("--no-rlcard", action="store_true", help="time our engine only")
+    parser.add_argument("--store", action="store_true",
+                        help="also time Referee.submit into SQLite (one hand's events, fsync)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -38,6 +40,7 @@ def main(args: argparse.Namespace) -> int:
         raise CompanionError(f"--players must be 2 to 10, not {args.players}")
     sides = compare(args.hands, args.seed, args.players, args.repeat, not args.no_rlcard)
     ratio = sides[0].hands_per_s / sides[1].hands_per_s if len(sides) == 2 else None
+    stored = referee_with_store(min(args.hands, 3), args.seed, args.players) if args.store else None
     if args.json:
         print(json.dumps({
             "machine": f"{platform.machine()} {platform.python_implementation()} "
@@ -49,6 +52,7 @@ def main(args: argparse.Namespace) -> int:
                        "us_per_step": round(s.us_per_step, 2)} for s in sides],
             "ratio": None if ratio is None else round(ratio, 3),
             "goal": GOAL,
+            "referee_store_ms_per_event": None if stored is None else round(stored.ms_per_event, 3),
         }))
         return 0
     print(f"random self-play, {args.players} players, {args.hands} hands x {args.repeat} "
@@ -59,6 +63,9 @@ def main(args: argparse.Namespace) -> int:
     if ratio is not None:
         verdict = "meets" if ratio >= GOAL else "below"
         print(f"  ratio (ours / rlcard): {ratio:.2f}x  ({verdict} the {GOAL:.0f}x goal)")
+    if stored is not None:
+        print(f"  live referee with the SQLite store: {stored.ms_per_event:.2f} ms per event "
+              f"({stored.events} events, each committed to disk before it is announced)")
     print("  steps: table events refereed (ours: plays, draws, passes, colours, UNO calls, "
           "reveals...) or rlcard game steps")
     return 0

@@ -10,7 +10,8 @@ HELP = "export a stored game as JSON Lines"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", type=Path, metavar="OUT.jsonl", help="the table log to write")
+    parser.add_argument("out", type=Path, metavar="OUT.jsonl",
+                        help="the table log to write; - prints it")
     parser.add_argument(
         "--db", type=Path, default=None,
         help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})",
@@ -43,7 +44,11 @@ def main(args: argparse.Namespace) -> int:
         if not store.has_game(game_id):
             known = ", ".join(g["id"] for g in store.games()[-3:])
             raise StoreError(f"no game {game_id!r} in {store.path} (newest: {known})")
+        if str(args.out) == "-":
+            for line in store.lines(game_id):
+                print(line)
+            return 0
         store.export_jsonl(game_id, args.out)
-        count = len(store.events(game_id))
+        count = len(store.lines(game_id))
     print(f"wrote game {game_id} ({count} events) to {args.out}")
     return 0
