@@ -211,7 +211,9 @@ class Table:
         return handler
 
     def _reject(self, idx: int, ev: dict | None, message: str) -> None:
-        who = ev.get("player") if ev is not None else None
+        who = None
+        if ev is not None:
+            who = ev.get("player") if isinstance(ev.get("player"), str) else ev.get("by")
         if not isinstance(who, str):
             who = self._name(self._turn_of_state())
         note = {"event": idx, "kind": "rejected", "player": who, "message": message}
