@@ -69,6 +69,21 @@ def ours(hands: int, seed: int, players: int) -> Round:
     return Round(hands, steps, time.perf_counter() - start)
 
 
+def engine_only(hands: int, seed: int, players: int) -> Round:
+    """The referee's share alone: the same random hands, logged first (not timed), then
+    every line pushed into a fresh `Table`."""
+    from companion.engine import Table
+    from companion.simulate import simulate_games
+
+    lines = list(simulate_games(players, hands, seed))
+    table = Table()
+    push = table.push
+    start = time.perf_counter()
+    for line in lines:
+        push(line)
+    return Round(hands, len(lines), time.perf_counter() - start)
+
+
 def rlcard_loader() -> Callable[[int, int, int], Round]:
     """rlcard's side, or BenchmarkUnavailable with the install hint."""
     try:
@@ -97,20 +112,27 @@ def rlcard_loader() -> Callable[[int, int, int], Round]:
 
 
 def compare(hands: int, seed: int, players: int = 2, repeat: int = 3,
-            with_rlcard: bool = True) -> list[Side]:
-    """Alternate ours / rlcard `repeat` times (seed, seed+1, ...); return both sides."""
+            with_rlcard: bool = True, engine_alone: bool = True) -> list[Side]:
+    """Alternate ours / rlcard `repeat` times (seed, seed+1, ...); return the sides: ours,
+    rlcard (if asked), and the engine alone replaying the same hands (if asked)."""
     theirs = rlcard_loader() if with_rlcard else None
     mine: list[Round] = []
     other: list[Round] = []
+    alone: list[Round] = []
     for k in range(repeat):
         gc.collect()  # start each round with the same clean heap
         mine.append(ours(hands, seed + k, players))
         if theirs is not None:
             gc.collect()
             other.append(theirs(hands, seed + k, players))
+        if engine_alone:
+            gc.collect()
+            alone.append(engine_only(hands, seed + k, players))
     sides = [Side("uno-companion engine + simulate", mine)]
     if theirs is not None:
         sides.append(Side("rlcard UnoGame", other))
+    if engine_alone:
+        sides.append(Side("uno-companion engine alone", alone))
     return sides
 
 

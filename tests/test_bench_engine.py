@@ -15,9 +15,12 @@ HAS_RLCARD = importlib.util.find_spec("rlcard") is not None
 def test_bench_engine_ours_only_counts_hands_and_events(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench-engine", "--hands", "3", "--repeat", "1", "--no-rlcard", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["ratio"] is None and len(report["sides"]) == 1
-    side = report["sides"][0]
-    assert side["hands_per_s"] > 0 and side["steps_per_hand"] > 10  # a hand is many events
+    assert report["ratio"] is None
+    ours, alone = report["sides"]
+    assert ours["hands_per_s"] > 0 and ours["steps_per_hand"] > 10  # a hand is many events
+    # The engine alone referees the very same hands: same events, faster without the dealing.
+    assert alone["name"] == "uno-companion engine alone"
+    assert alone["steps_per_hand"] == ours["steps_per_hand"]
 
 
 def test_bench_engine_store_figure(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,7 +38,7 @@ def test_bench_engine_side_by_side_prints_both_and_ratio(capsys: pytest.CaptureF
     assert main(["bench-engine", "--hands", "3", "--repeat", "1", "--players", "3"]) == 0
     out = capsys.readouterr().out
     assert "uno-companion engine + simulate" in out and "rlcard UnoGame" in out
-    assert "ratio (ours / rlcard):" in out
+    assert "ratio (ours / rlcard):" in out and "engine alone / rlcard:" in out
 
 
 def test_bench_engine_bad_arguments_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,7 +39,11 @@ def main(args: argparse.Namespace) -> int:
     if not 2 <= args.players <= 10:
         raise CompanionError(f"--players must be 2 to 10, not {args.players}")
     sides = compare(args.hands, args.seed, args.players, args.repeat, not args.no_rlcard)
-    ratio = sides[0].hands_per_s / sides[1].hands_per_s if len(sides) == 2 else None
+    by_name = {s.name: s for s in sides}
+    rl = by_name.get("rlcard UnoGame")
+    ratio = sides[0].hands_per_s / rl.hands_per_s if rl else None
+    alone = by_name["uno-companion engine alone"]
+    alone_ratio = alone.hands_per_s / rl.hands_per_s if rl else None
     stored = referee_with_store(min(args.hands, 3), args.seed, args.players) if args.store else None
     if args.json:
         print(json.dumps({
@@ -51,6 +55,7 @@ def main(args: argparse.Namespace) -> int:
                        "steps_per_hand": round(s.steps_per_hand, 1),
                        "us_per_step": round(s.us_per_step, 2)} for s in sides],
             "ratio": None if ratio is None else round(ratio, 3),
+            "engine_alone_ratio": None if alone_ratio is None else round(alone_ratio, 3),
             "goal": GOAL,
             "referee_store_ms_per_event": None if stored is None else round(stored.ms_per_event, 3),
         }))
@@ -60,9 +65,11 @@ def main(args: argparse.Namespace) -> int:
     print(f"  {'':32}  {'hands/s':>9}  {'steps/hand':>10}  {'us/step':>8}")
     for s in sides:
         print(f"  {s.name:32}  {s.hands_per_s:9.0f}  {s.steps_per_hand:10.1f}  {s.us_per_step:8.2f}")
-    if ratio is not None:
+    if ratio is not None and alone_ratio is not None:
         verdict = "meets" if ratio >= GOAL else "below"
         print(f"  ratio (ours / rlcard): {ratio:.2f}x  ({verdict} the {GOAL:.0f}x goal)")
+        print(f"  engine alone / rlcard: {alone_ratio:.2f}x  (refereeing the same hands, "
+              "without dealing and choosing them)")
     if stored is not None:
         print(f"  live referee with the SQLite store: {stored.ms_per_event:.2f} ms per event "
               f"({stored.events} events, each committed to disk before it is announced)")
