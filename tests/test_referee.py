@@ -238,3 +238,31 @@ def test_referee_concurrent_submits_lose_nothing(store: EventStore) -> None:
     assert len(notified) == per_thread * threads
     # The stored order is the order the engine saw: replaying it gives the live state.
     assert replay(store.events(referee.game_id)).state == referee.state
+
+
+def test_referee_score_fix_reopens_a_finished_game_and_restart_finds_it(
+    store: EventStore, tmp_path: Path
+) -> None:
+    from companion.data import EXAMPLE_LOG
+
+    referee = Referee(store)
+    for line in EXAMPLE_LOG.read_text(encoding="utf-8").splitlines():
+        referee.submit(line, "import")
+    assert referee.state["waiting_for"] == "game_over"
+    with EventStore(tmp_path / "table.db") as again:
+        assert Referee(again).game_id is None  # a finished game is not resumed
+    # The host corrects hand 1: Ann falls below the target, the game goes on.
+    referee.submit({"type": "score_fix", "hand": 1, "player": "Ann", "points": 10}, "phone")
+    assert referee.state["waiting_for"] == "deal" and referee.state["game_winner"] is None
+    with EventStore(tmp_path / "table.db") as again:
+        restored = Referee(again)
+        assert restored.game_id == referee.game_id and restored.state == referee.state
+
+
+def test_referee_correct_goes_through_submit_and_replays(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, OPENING)
+    notices = referee.submit({"type": "correct", "event": 4, "card": "red_2"}, "phone")
+    assert not _rejected(notices)
+    assert referee.state["top"] == "red_2" and referee.state["color"] == "red"
+    assert replay(store.events(referee.game_id)).state == referee.state
