@@ -1,0 +1,68 @@
+"""Table options: defaults, validation, close-match suggestions."""
+from __future__ import annotations
+
+import pytest
+
+from companion.errors import RulesError
+from companion.rules import Rules, parse_rules
+
+
+def test_rules_defaults_follow_the_rulebook():
+    rules = parse_rules(None)
+    assert rules == Rules()
+    assert (rules.deck, rules.hand_size, rules.first_card, rules.target, rules.scoring) == (
+        "classic", 7, "classic", 500, "winner_takes")
+    assert (rules.uno_penalty, rules.uno_catch, rules.illegal_play_penalty) == (2, "auto", 2)
+    assert rules.stacking is False and not rules.jump_in and not rules.seven_zero
+    assert rules.dealer_rotation == "clockwise" and rules.hands is None
+    assert rules.deck_size == 108
+
+
+@pytest.mark.parametrize("raw, key, value", [
+    ({"deck": "modern"}, "deck_size", 112),
+    ({"deck": "swap", "swap_cards": 2}, "deck_size", 110),
+    ({"stacking": True}, "stacking", True),
+    ({"stacking": "wild_draw_four"}, "stacking", "wild_draw_four"),
+    ({"hands": 3}, "hands", 3),
+    ({"uno_penalty": 4}, "uno_penalty", 4),
+    ({"dealer_rotation": "counterclockwise"}, "dealer_rotation", "counterclockwise"),
+    ({"customizable": "draw_three"}, "customizable", "draw_three"),
+])
+def test_rules_accepts_every_option(raw, key, value):
+    assert getattr(parse_rules(raw), key) == value
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"stackin": True}, "unknown rule 'stackin': did you mean 'stacking'?"),
+    ({"dealer_rotaton": "clockwise"}, "did you mean 'dealer_rotation'?"),
+    ({"deck": "clasic"}, "did you mean 'classic'?"),
+    ({"scoring": "lowest"}, "did you mean 'lowest_wins'?"),
+    ({"stacking": "draw2"}, "did you mean 'draw_two'?"),
+    ({"uno_catch": "player"}, "did you mean 'players'?"),
+    ({"jump_in": "yes"}, "takes true or false"),
+    ({"hand_size": 0}, "at least 1"),
+    ({"target": "500"}, "whole number"),
+    ({"hands": 0}, "1 or more"),
+    ({"uno_penalty": True}, "whole number"),
+    ([1, 2], "must be an object"),
+])
+def test_rules_rejects_bad_options_with_a_suggestion(raw, message):
+    with pytest.raises(RulesError) as info:
+        parse_rules(raw)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("stacking, draw_two, wild_draw_four", [
+    (False, False, False), ("draw_two", True, False), ("wild_draw_four", False, True),
+    (True, True, True),
+])
+def test_rules_stacking_modes(stacking, draw_two, wild_draw_four):
+    rules = Rules(stacking=stacking)
+    assert rules.stacks("draw_two") is draw_two
+    assert rules.stacks("wild_draw_four") is wild_draw_four
+
+
+def test_rules_as_dict_round_trips():
+    rules = parse_rules({"seven_zero": True, "target": 200})
+    assert parse_rules(rules.as_dict()) == rules

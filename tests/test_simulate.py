@@ -1,0 +1,84 @@
+"""Random self-play: deterministic, legal (no rejected notice on replay), and the CLI command."""
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+
+from companion.cli import main
+from companion.engine import replay
+from companion.simulate import simulate_games
+
+
+def test_simulate_is_deterministic_for_a_seed():
+    a = list(simulate_games(4, 3, 7))
+    b = list(simulate_games(4, 3, 7))
+    c = list(simulate_games(4, 3, 8))
+    assert a == b and a != c
+
+
+@pytest.mark.parametrize("players, rules", [
+    (2, None), (4, {"stacking": True, "jump_in": True}), (5, {"seven_zero": True}),
+    (6, {"deck": "modern", "draw_until_playable": True}), (10, {"deck": "swap"}),
+    (3, {"uno_catch": "players", "scoring": "lowest_wins", "target": 100}),
+])
+def test_simulate_log_replays_without_rejections(players, rules):
+    log = list(simulate_games(players, 4, 1, rules))
+    table = replay(log)
+    state = table.state
+    assert not [n for n in state["notices"] if n["kind"] == "rejected"]
+    assert len(state["history"]) >= 1 or state["waiting_for"] == "game_over"
+    assert state["waiting_for"] in ("deal", "game_over")
+
+
+def test_simulate_plays_the_requested_number_of_hands():
+    log = list(simulate_games(3, 5, 2))
+    assert sum(1 for ev in log if ev["type"] == "deal") == 5
+    assert log[0] == {"type": "game", "players": ["Ann", "Bob", "Cid"]}
+
+
+def test_simulate_exercises_the_rules_a_table_gets_wrong():
+    log = list(simulate_games(4, 40, 3))
+    kinds = collections.Counter(n["kind"] for n in replay(log).state["notices"])
+    for kind in ("illegal_play", "uno_called", "uno_penalty", "hand_won", "penalty_draw",
+                 "reshuffle"):
+        assert kinds[kind] > 0, kind
+    assert kinds["challenge_upheld"] + kinds["challenge_failed"] > 0
+    types = collections.Counter(ev["type"] for ev in log)
+    for kind in ("take_back", "catch", "reveal", "points", "color", "pass"):
+        assert types[kind] > 0, kind
+
+
+def test_simulate_starts_a_new_game_when_one_is_won():
+    log = list(simulate_games(2, 6, 5, {"target": 60}))
+    assert sum(1 for ev in log if ev["type"] == "game") >= 2
+    assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]
+
+
+def test_simulate_command_writes_json_lines(tmp_path, capsys):
+    out = tmp_path / "log.jsonl"
+    assert main(["simulate", "--players", "3", "--hands", "2", "--seed", "9", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert [json.loads(x) for x in lines] == list(simulate_games(3, 2, 9))
+    assert main(["simulate", "--hands", "1", "--seed", "9", "--rules", '{"stacking": true}']) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["rules"] == {"stacking": True}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--rules", '{"stackin": true}'], "did you mean 'stacking'?"),
+    (["--rules", "{oops"], "--rules is not JSON"),
+])
+def test_simulate_command_bad_rules_are_one_line_errors(args, message, capsys, tmp_path):
+    out = tmp_path / "log.jsonl"
+    assert main(["simulate", "--out", str(out), *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_simulate_command_rejects_bad_player_counts(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", "--players", "11"])
+    assert info.value.code == 2
