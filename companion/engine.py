@@ -80,17 +80,23 @@ class Table:
         self._events.append(event)
         self._out = out = []
         self._cur = idx
-        try:
-            ev = self._parse(event)
-        except _Reject as exc:
-            self._parsed.append(None)
-            self._reject(idx, None, str(exc))
-            return out
+        if type(event) is dict:
+            ev = event
+        else:
+            try:
+                ev = self._parse(event)
+            except _Reject as exc:
+                self._parsed.append(None)
+                self._reject(idx, None, str(exc))
+                return out
         self._parsed.append(ev)
         if ev is None:  # a blank line: counted, not an event
             return out
         try:
-            handler = self._handler(ev)
+            kind = ev.get("type")
+            handler = _HANDLERS.get(kind) if type(kind) is str else None
+            if handler is None or self._phase == "game":
+                handler = self._handler(ev)
             handler(self, ev, False)
         except _Reject as exc:
             del out[:]
@@ -549,7 +555,11 @@ class Table:
         return stand, accept, t, d, pending, victim, t
 
     def _h_play(self, ev: dict, dry: bool) -> None:
-        card = self._card(ev.get("card"))
+        card = ev.get("card")
+        if (not dry and len(ev) == 2 and self._phase == "play" and not self._pending
+                and type(card) is str and card in self._deck and self._fast_play(card)):
+            return
+        card = self._card(card)
         color, sym = INFO[card]
         named = ev.get("color")
         if named is not None:
@@ -637,6 +647,36 @@ class Table:
             self._drawn = False
             self._caller = None
 
+    def _fast_play(self, card: str) -> bool:
+        """The common case, applied directly: a legal coloured card by the player on turn that
+        leaves them more than one card. Returns False (changing nothing) for anything else."""
+        c, sym = INFO[card]
+        if c is None or not (c == self._color or sym == INFO[self._top][1]):  # type: ignore[index]
+            return False
+        t = self._turn
+        cards = self._cards
+        if cards[t] < 3 or self._seen.get(card, 0) >= self._deck[card] or (  # type: ignore[index]
+                self._rules.seven_zero and sym in ("7", "0")):
+            return False
+        cards[t] -= 1  # type: ignore[index]
+        self._pile.append(card)
+        self._seen[card] = self._seen.get(card, 0) + 1
+        self._top = card
+        self._color = c
+        if self._window is not None:
+            self._close_window(t)  # type: ignore[arg-type]
+        self._drawn = False
+        self._caller = None
+        if sym.isdigit():
+            self._turn = (t + self._dir) % self._n  # type: ignore[operator]
+            return True
+        nt, nd, np, nv = self._coloured_effect(sym, t, self._dir, 0)  # type: ignore[arg-type]
+        self._dir, self._pending = nd, np
+        if nv is not None:
+            self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
+        self._turn = nt
+        return True
+
     def _open_window(self, actor: int, card: str) -> None:
         if self._cards[actor] != 1 or card in _NO_CALL or (
                 self._rules.seven_zero and INFO[card][1] in ("7", "0")):
@@ -699,6 +739,14 @@ class Table:
             self._after_wild(t)
 
     def _h_draw(self, ev: dict, dry: bool) -> None:
+        if (not dry and len(ev) == 1 and self._phase == "play" and not self._pending
+                and not self._drawn and self._draw_pile > 0):
+            t = self._turn
+            if self._window is not None:
+                self._close_window(t)  # type: ignore[arg-type]
+            self._draw(t, 1)  # type: ignore[arg-type]
+            self._drawn = True
+            return
         count = ev.get("count", 1)
         if _int(count) is None or count < 1:
             raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
@@ -741,6 +789,9 @@ class Table:
         self._drawn = True
 
     def _h_pass(self, ev: dict, dry: bool) -> None:
+        if not dry and self._drawn and self._phase == "play" and not self._pending:
+            self._advance(self._turn)  # type: ignore[arg-type]
+            return
         self._expect("play")
         t = self._turn
         assert t is not None

@@ -1,4 +1,4 @@
-"""Random legal self-play: a real shuffled deck and real hands, written as a table log.
+"""Random legal self-play: a real deck and real hands, written as a table log.
 
 The simulator holds what the engine cannot see (the deck order, every hand) and chooses
 random legal actions, with the mistakes real tables make (an illegal card taken back or left
@@ -51,17 +51,31 @@ class _Sim:
         self.effect: tuple | None = None  # a physical effect waiting for colour / target
         self.out: list[dict] = []
         self.seq = 0
+        self.random = self.rng.random
+        self.lean = not self.rules.jump_in
+        # coloured cards with no effect the simulator must mirror (the lean path plays them)
+        self.plain = frozenset(c for c, (col, sym) in INFO.items() if col is not None and not (
+            self.rules.seven_zero and sym in ("7", "0")))
 
     # -- the physical table -------------------------------------------------------------
     def draw_real(self, p: int, k: int) -> None:
+        """Draw k cards for p. The draw pile is kept unordered and each card is taken at
+        random from it: the same as a shuffled pile, without shuffling 108 cards a hand."""
         draw, hand = self.draw, self.hands[p]
         if len(draw) < k and len(self.discard) > 1:
-            rest = self.discard[:-1]
+            draw.extend(self.discard[:-1])  # the discard pile but its top card
             self.discard = self.discard[-1:]
-            self.rng.shuffle(rest)
-            draw[:0] = rest
+        rnd = self.random
         for _ in range(min(k, len(draw))):
+            i = int(rnd() * len(draw))
+            draw[i], draw[-1] = draw[-1], draw[i]
             hand.append(draw.pop())
+
+    def take_one(self) -> str:
+        draw = self.draw
+        i = int(self.random() * len(draw))
+        draw[i], draw[-1] = draw[-1], draw[i]
+        return draw.pop()
 
     def push(self, ev: dict) -> None:
         t = self.table
@@ -71,8 +85,11 @@ class _Sim:
             raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
         if self.effect is not None and t._phase not in ("color", "target"):
             self.apply_effect()
-        if t._draw_seq == self.seq:  # nobody drew: hand sizes already agree
-            return
+        if t._draw_seq != self.seq:  # somebody drew: bring the real hands up to the counts
+            self.sync()
+
+    def sync(self) -> None:
+        t = self.table
         self.seq = t._draw_seq
         cards, hands = t._cards, self.hands
         for i in range(self.n):
@@ -80,7 +97,7 @@ class _Sim:
             if d:
                 if d < 0:
                     raise SimulationError(f"engine says {self.names[i]} holds {cards[i]}, "
-                                          f"the table has {len(hands[i])} ({ev})")
+                                          f"the table has {len(hands[i])}")
                 self.draw_real(i, d)
 
     def apply_effect(self) -> None:
@@ -164,7 +181,48 @@ class _Sim:
 
     def turn(self) -> None:
         """One decision in phase play / challenge / take_back."""
-        t, rng, names = self.table, self.rng, self.names
+        t = self.table
+        if t._phase == "play" and not t._pending and self.lean:
+            # the common case, kept lean: the player on turn plays a plain card or draws
+            actor = t._turn
+            hand = self.hands[actor]
+            ok = _PLAYABLE.get((t._top, t._color)) or _playable_set(t._top, t._color)
+            if t._drawn:
+                drawn = hand[-1]
+                if drawn in ok and self.random() < 0.85:
+                    if len(hand) > 2 and drawn in self.plain:
+                        hand.pop()
+                        self.discard.append(drawn)
+                        self.push({"type": "play", "card": drawn})
+                        return
+                    self.play(actor, drawn)
+                    self.uno_calls()
+                    return
+                if not self.rules.draw_until_playable:
+                    self.push({"type": "pass"})
+                    return
+            elif len(hand) > 2:
+                legal = [c for c in hand if c in ok]
+                if legal:
+                    r = self.random()
+                    if r < 0.97:
+                        card = legal[int(r / 0.97 * len(legal))]
+                        if card == "wild_draw_four" and self.random() < 0.9:
+                            others = [c for c in legal if c != card]
+                            if others:
+                                card = self.rng.choice(others)
+                        if card in self.plain:
+                            hand.remove(card)
+                            self.discard.append(card)
+                            self.push({"type": "play", "card": card})
+                            return
+                        self.play(actor, card)
+                        self.uno_calls()
+                        return
+                elif t._draw_pile > 0 and self.random() > 0.05:
+                    self.push({"type": "draw"})
+                    return
+        rng, names = self.rng, self.names
         phase = t._phase
         if phase == "take_back":
             off = t._turn
@@ -225,7 +283,7 @@ class _Sim:
             self.uno_calls()
             return
         illegal = [c for c in hand if c not in ok and not t._answers(c)]
-        if illegal and len(hand) > 2 and not accepting and rng.random() < 0.05:
+        if illegal and len(hand) > 2 and not accepting and rng.random() < 0.4:
             self.play(actor, rng.choice(illegal), legal=False)
             return
         if t._available() > 0 or (legal and (accepting or standing)):
@@ -265,7 +323,6 @@ class _Sim:
         t, rng = self.table, self.rng
         self.hands = [[] for _ in range(self.n)]
         self.draw = list(self.full_deck)
-        rng.shuffle(self.draw)
         self.discard = []
         if first and self.rules.dealer_by_draw:
             while True:
@@ -279,11 +336,12 @@ class _Sim:
             self.push({"type": "deal", "dealer": rng.choice(self.names)})
         else:
             self.push({"type": "deal"})
+        self.sync()  # the deal: everyone takes their cards
         while t._phase == "flip":
-            card = self.draw.pop()
+            card = self.take_one()
             self.push({"type": "flip", "card": card})
-            if t._phase == "flip":  # returned to the deck: put it back somewhere inside
-                self.draw.insert(rng.randrange(len(self.draw) + 1), card)
+            if t._phase == "flip":  # returned to the deck
+                self.draw.append(card)
             else:
                 self.discard.append(card)
         if t._phase == "color":
