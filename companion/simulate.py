@@ -393,3 +393,4 @@ def simulate_games(players: int, hands: int, seed: int,
         first = False
         yield from sim.out
         sim.out = []
+    yield from sim.out  # the opening game event when no hand was asked for
