@@ -349,6 +349,8 @@ class Table:
         return self._draw_pile + max(len(self._pile) - 1, 0)
 
     def _penalty(self, p: int, k: int, kind: str, why: str) -> None:
+        if k <= 0:  # a table that set the penalty to 0
+            return
         got = self._draw(p, k)
         short = "" if got == k else f" (only {got} left)"
         self._note(kind, p, f"{self._names[p]} {why}: draws {k}{short}")

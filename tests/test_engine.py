@@ -268,9 +268,14 @@ def test_engine_illegal_play_taken_back_costs_the_penalty():
     assert kinds(table) == [("illegal_play", "Bob"), ("penalty_draw", "Bob")]
 
 
-def test_engine_illegal_play_penalty_option():
-    table = play(["flip red_5", "play blue_7", "take_back"], {"illegal_play_penalty": 4})
-    assert cards(table)["Bob"] == 11
+@pytest.mark.parametrize("penalty, bob, notices", [
+    (4, 11, [("illegal_play", "Bob"), ("penalty_draw", "Bob")]),
+    (0, 7, [("illegal_play", "Bob")]),
+])
+def test_engine_illegal_play_penalty_option(penalty, bob, notices):
+    table = play(["flip red_5", "play blue_7", "take_back"], {"illegal_play_penalty": penalty})
+    assert cards(table)["Bob"] == bob and kinds(table) == notices
+    assert table.state["turn"] == "Cid"
 
 
 @pytest.mark.parametrize("illegal, next_line, expected", [
