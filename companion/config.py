@@ -360,7 +360,7 @@ def _zones(reader: _Reader, value: Any) -> dict[str, tuple[float, float, float, 
             raise reader.bad_value(
                 "zones", name, "must be [x1, y1, x2, y2], fractions 0-1 of the frame with x1 < x2, y1 < y2", box
             )
-        zones[name] = tuple(float(v) for v in box)  # type: ignore[assignment]
+        zones[name] = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
     return zones
 
 
@@ -407,7 +407,7 @@ def rule_problem(name: str, value: Any) -> str | None:
 
 def _no_shared_pins(reader: _Reader, gpio: dict[str, Any], seats: dict[str, int]) -> None:
     used: dict[int, tuple[str, str]] = {}
-    wires = [("gpio", k) for k in ("uno_pin", "draw_pin", "pass_pin", "led_pin", "buzzer_pin") if k in gpio]
+    wires: list[tuple[str, str]] = [("gpio", k) for k in ("uno_pin", "draw_pin", "pass_pin", "led_pin", "buzzer_pin") if k in gpio]
     wires += [("gpio.seats", name) for name in seats]
     for section, key in wires:
         pin = gpio[key] if section == "gpio" else seats[key]
@@ -423,7 +423,7 @@ def load_config(path: str | Path | None = None) -> Config:
     """Read the config file: `path`, or the default location. A missing default file is not a
     mistake (defaults apply); a missing file that was named is."""
     named = path is not None
-    target = Path(path).expanduser() if named else default_config_path()
+    target = Path(path).expanduser() if path is not None else default_config_path()
     if not target.exists():
         if named:
             raise InputFileError(f"{target}: no such configuration file (write one with `uno-companion init --path {target}`)")

@@ -49,7 +49,7 @@ class TableBot:
         self.patience = patience  # seconds of a stuck table before the bot decides anyway
         self.truth = [e for e in (truth or []) if isinstance(e, dict) and e.get("type") not in ("game",)]
         self._cursor = 0  # index in truth just after the last matched camera event
-        self._queue: queue.Queue[tuple[dict, list[dict]] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[dict, list[dict]] | tuple[()] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._handled: set[tuple[Any, ...]] = set()  # (what, hand/event) settled once only
@@ -165,12 +165,13 @@ class TableBot:
         while True:
             try:
                 item = self._queue.get(timeout=1.0)
+                changed = True
             except queue.Empty:
-                item = ()  # nothing happened for a second: is the table stuck?
+                item, changed = (), False  # nothing happened for a second: is the table stuck?
             if item is None:
                 return
             now = time.monotonic()
-            if item:
+            if changed:
                 quiet_since = now
             force = now - quiet_since >= self.patience
             try:

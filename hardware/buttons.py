@@ -52,8 +52,9 @@ class UnoButtons:
     ) -> None:
         self.buttons: dict[str | None, Button] = {}
         self._submit = submit
-        pins = dict(seat_pins or {})
-        owners: dict[str | None, int] = pins if pins else ({None: shared_pin} if shared_pin else {})
+        owners: dict[str | None, int] = {name: pin for name, pin in (seat_pins or {}).items()}
+        if not owners and shared_pin:
+            owners[None] = shared_pin
         try:
             for player, pin in owners.items():
                 button = _button(pin, pin_factory)
