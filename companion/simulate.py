@@ -64,7 +64,7 @@ class _Sim:
         draw, hand = self.draw, self.hands[p]
         if len(draw) < k and len(self.discard) > 1:
             draw.extend(self.discard[:-1])  # the discard pile but its top card
-            self.discard = self.discard[-1:]
+            del self.discard[:-1]  # in place: the play loop holds this list
         rnd = self.random
         for _ in range(min(k, len(draw))):
             i = int(rnd() * len(draw))
@@ -113,7 +113,7 @@ class _Sim:
             for k, c in enumerate(pool):
                 hands[(p + (k % n + 1) * d) % n].append(c)
         elif kind == "zero":
-            self.hands = [hands[(i - d) % n] for i in range(n)]
+            hands[:] = [hands[(i - d) % n] for i in range(n)]  # in place, as above
         else:  # swap with a target (wild swap hands or a seven)
             o = self.target
             hands[p], hands[o] = hands[o], hands[p]
@@ -182,46 +182,6 @@ class _Sim:
     def turn(self) -> None:
         """One decision in phase play / challenge / take_back."""
         t = self.table
-        if t._phase == "play" and not t._pending and self.lean:
-            # the common case, kept lean: the player on turn plays a plain card or draws
-            actor = t._turn
-            hand = self.hands[actor]
-            ok = _PLAYABLE.get((t._top, t._color)) or _playable_set(t._top, t._color)
-            if t._drawn:
-                drawn = hand[-1]
-                if drawn in ok and self.random() < 0.85:
-                    if len(hand) > 2 and drawn in self.plain:
-                        hand.pop()
-                        self.discard.append(drawn)
-                        self.push({"type": "play", "card": drawn})
-                        return
-                    self.play(actor, drawn)
-                    self.uno_calls()
-                    return
-                if not self.rules.draw_until_playable:
-                    self.push({"type": "pass"})
-                    return
-            elif len(hand) > 2:
-                legal = [c for c in hand if c in ok]
-                if legal:
-                    r = self.random()
-                    if r < 0.97:
-                        card = legal[int(r / 0.97 * len(legal))]
-                        if card == "wild_draw_four" and self.random() < 0.9:
-                            others = [c for c in legal if c != card]
-                            if others:
-                                card = self.rng.choice(others)
-                        if card in self.plain:
-                            hand.remove(card)
-                            self.discard.append(card)
-                            self.push({"type": "play", "card": card})
-                            return
-                        self.play(actor, card)
-                        self.uno_calls()
-                        return
-                elif t._draw_pile > 0 and self.random() > 0.05:
-                    self.push({"type": "draw"})
-                    return
         rng, names = self.rng, self.names
         phase = t._phase
         if phase == "take_back":
@@ -298,6 +258,66 @@ class _Sim:
         else:  # nothing left to draw anywhere and nothing to play
             self.push({"type": "pass"})
 
+    def play_hand(self) -> None:
+        """Decide until the hand ends. The common case (the player on turn plays a plain
+        coloured card, draws, or plays/passes after drawing) is inlined here: this loop is
+        what the self-play benchmark measures."""
+        t = self.table
+        tpush = t.push
+        out = self.out
+        rnd = self.random
+        plain = self.plain
+        lean = self.lean
+        hands = self.hands
+        discard = self.discard
+        get_ok = _PLAYABLE.get
+        in_hand = ("play", "challenge", "take_back", "color", "target", "evidence")
+        steps = 0
+        while True:
+            phase = t._phase
+            steps += 1
+            if steps > 5000:
+                raise SimulationError("a hand did not end after 5000 decisions")
+            if phase == "play" and lean and not t._pending:
+                hand = hands[t._turn]
+                ok = get_ok((t._top, t._color)) or _playable_set(t._top, t._color)
+                ev = None
+                if t._drawn:
+                    card = hand[-1]
+                    if card in ok and rnd() < 0.85:
+                        if len(hand) > 2 and card in plain:
+                            hand.pop()
+                            discard.append(card)
+                            ev = {"type": "play", "card": card}
+                    elif not self.rules.draw_until_playable:
+                        ev = {"type": "pass"}
+                elif len(hand) > 2:
+                    legal = [c for c in hand if c in ok]
+                    if legal:
+                        r = rnd()
+                        if r < 0.97:
+                            card = legal[int(r / 0.97 * len(legal))]
+                            if card in plain:
+                                hand.remove(card)
+                                discard.append(card)
+                                ev = {"type": "play", "card": card}
+                    elif t._draw_pile > 0 and rnd() > 0.05:
+                        ev = {"type": "draw"}
+                if ev is not None:
+                    notes = tpush(ev)
+                    out.append(ev)
+                    if notes and notes[0]["kind"] == "rejected":
+                        raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
+                    if t._draw_seq != self.seq:
+                        self.sync()
+                    continue
+            elif phase not in in_hand:
+                return
+            if phase == "evidence":
+                self.evidence()
+            else:
+                self.turn()
+
     def evidence(self) -> None:
         t = self.table
         off = t._turn
@@ -346,15 +366,7 @@ class _Sim:
                 self.discard.append(card)
         if t._phase == "color":
             self.push({"type": "color", "color": rng.choice(COLORS)})
-        steps = 0
-        while t._phase in ("play", "challenge", "take_back", "color", "target", "evidence"):
-            steps += 1
-            if steps > 5000:
-                raise SimulationError("a hand did not end after 5000 decisions")
-            if t._phase == "evidence":
-                self.evidence()
-            else:
-                self.turn()
+        self.play_hand()
         # scores: the losers show their hands (or say their points)
         w = t._hand_winner
         for i in range(self.n):

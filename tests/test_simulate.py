@@ -82,3 +82,35 @@ def test_simulate_command_rejects_bad_player_counts(capsys):
     with pytest.raises(SystemExit) as info:
         main(["simulate", "--players", "11"])
     assert info.value.code == 2
+
+
+@pytest.mark.parametrize("players, rules", [
+    (2, None), (4, {"stacking": True, "jump_in": True, "seven_zero": True}),
+    (7, {"deck": "modern", "hand_size": 12}), (10, {"deck": "swap", "swap_cards": 4}),
+])
+def test_simulate_real_cards_match_what_the_engine_tracks(players, rules):
+    """Before each draw, pass or call the physical table equals the engine's bookkeeping:
+    the same cards on the discard pile, the same draw pile size and hand sizes."""
+    from companion.simulate import _Sim
+
+    sim = _Sim(players, 11, rules)
+    table = sim.table
+    real_push = table.push
+    checked = 0
+
+    def push(ev):
+        nonlocal checked
+        if ev.get("type") in ("draw", "pass", "uno") and table.waiting_for == "play":
+            assert sim.discard == table._pile
+            assert len(sim.draw) == table._draw_pile
+            assert [len(h) for h in sim.hands] == table._cards
+            checked += 1
+        return real_push(ev)
+
+    table.push = push
+    sim.new_game()
+    for k in range(6):
+        if table.waiting_for == "game_over":
+            sim.new_game()
+        sim.hand(k == 0 or table.state["hand"] == 0)
+    assert checked > 20
