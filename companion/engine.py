@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 from companion.cards import CARD_NAMES, COLORS, WILDS, parse_card
 from companion.errors import CompanionError
 from companion.rules import Rules, parse_rules
+from companion.scoring import game_winner, hand_gains
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
 INFO: dict[str, tuple[str | None, str]] = {
@@ -952,12 +953,7 @@ class Table:
             return
         w = self._hand_winner
         assert w is not None
-        gains = {name: 0 for name in self._names}
-        if self._rules.scoring == "winner_takes":
-            gains[self._names[w]] = sum(self._owed.values())
-        else:
-            for i, v in self._owed.items():
-                gains[self._names[i]] = v
+        gains = hand_gains(self._names, w, self._owed, self._rules)
         self._history.append({"hand": self._hand, "winner": self._names[w], "points": gains})
         self._end_cards = list(self._cards)
         self._total()
@@ -982,17 +978,8 @@ class Table:
         self._note("game_won", w, f"{self._names[w]} wins the game with {self._scores[w]} points")
 
     def _outcome(self) -> int | None:
-        r = self._rules
-        if r.hands is not None:
-            if len(self._history) < r.hands:
-                return None
-        elif max(self._scores) < r.target:
-            return None
-        sign = -1 if r.scoring == "winner_takes" else 1
-        # most (or lowest) points, then more hands won, then fewer cards at the end of the
-        # last hand, then the player who did not draw last (earliest last draw)
-        return min(range(self._n), key=lambda i: (sign * self._scores[i], -self._hands_won[i],
-                                                  self._end_cards[i], self._last_draw[i], i))
+        return game_winner(self._rules, len(self._history), self._scores, self._hands_won,
+                           self._end_cards, self._last_draw)
 
     def _h_take_back(self, ev: dict, dry: bool) -> None:
         self._expect("take_back")
