@@ -682,3 +682,23 @@ def test_engine_check_changes_nothing():
     assert table.check(line("play red_7")) is None
     assert "must draw" in table.check(line("pass"))
     assert table.state == before and len(table.events) == 3
+
+
+# -------------------------------------------------------------------- a whole log from a file
+def test_engine_replays_a_hand_written_two_hand_log(repo_root):
+    lines = (repo_root / "tests" / "logs" / "two_hands.jsonl").read_text().splitlines()
+    state = replay(lines).state
+    assert [(n["event"], n["kind"], n["player"]) for n in state["notices"]] == [
+        (6, "challenge_upheld", "Cid"), (8, "uno_called", "Bob"), (12, "illegal_play", "Ann"),
+        (13, "penalty_draw", "Ann"), (14, "hand_won", "Bob"), (19, "penalty_draw", "Ann"),
+        (21, "uno_called", "Cid"), (25, "catch_void", "Cid"), (26, "uno_penalty", "Bob"),
+        (26, "hand_won", "Cid")]
+    assert state["players"] == [
+        {"name": "Ann", "cards": 4, "score": 0, "hands_won": 0},
+        {"name": "Bob", "cards": 3, "score": 90, "hands_won": 1},
+        {"name": "Cid", "cards": 0, "score": 87, "hands_won": 1}]
+    assert state["history"] == [
+        {"hand": 1, "winner": "Bob", "points": {"Ann": 0, "Bob": 90, "Cid": 0}},
+        {"hand": 2, "winner": "Cid", "points": {"Ann": 0, "Bob": 0, "Cid": 87}}]
+    assert (state["dealer"], state["turn"], state["waiting_for"], state["hand_winner"],
+            state["game_winner"]) == ("Bob", None, "deal", "Cid", None)
