@@ -13,7 +13,7 @@ import heapq
 import json
 from typing import Any, Callable, Iterable
 
-from companion.cards import CARD_NAMES, COLORS, WILDS, parse_card
+from companion.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError
 from companion.rules import Rules, parse_rules
 from companion.scoring import game_winner, hand_gains
@@ -38,10 +38,6 @@ MAX_PLAYERS = 10
 
 class _Reject(Exception):
     """An event that does not fit; its message is the `rejected` notice's message."""
-
-
-class EngineError(CompanionError, ValueError):
-    """A table-log line the engine cannot read (used by callers that want to raise)."""
 
 
 def playable(card: str, top: str | None, color: str | None) -> bool:
@@ -654,7 +650,7 @@ class Table:
         """The common case, applied directly: a legal coloured card by the player on turn that
         leaves them more than one card. Returns False (changing nothing) for anything else."""
         c, sym = INFO[card]
-        if c is None or not (c == self._color or sym == INFO[self._top][1]):  # type: ignore[index]
+        if c is None or not playable(card, self._top, self._color):
             return False
         t = self._turn
         cards = self._cards
