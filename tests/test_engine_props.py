@@ -55,7 +55,7 @@ EVENT = st.one_of(
         lambda x: {"type": "correct", "event": x[0], "card": x[1]}),
     st.sampled_from(["", "{", "[]", '{"type": 3}', '{"type": "pass"}', "null"]),
 )
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _start(rules: dict) -> Table:
@@ -127,7 +127,7 @@ SIM_RULES = st.sampled_from([
 ])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(2, 10), st.integers(0, 10**6), SIM_RULES)
 def test_simulate_logs_replay_without_rejections_and_conserve_cards(players, seed, rules):
     table = Table()
@@ -141,7 +141,7 @@ def test_simulate_logs_replay_without_rejections_and_conserve_cards(players, see
     assert table.state["hand"] >= 1 and size is not None
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), SIM_RULES, st.lists(st.tuples(st.integers(0, 400), EVENT), max_size=25))
 def test_engine_stray_events_in_real_games_are_safe(seed, rules, strays):
     """A real game with stray events slipped in: rejections change nothing, undo is exact."""
