@@ -75,8 +75,10 @@ class Table:
         """Apply one table-log line; return the notices it produced (never raises)."""
         idx = len(self._events)
         self._events.append(event)
-        self._out = out = []
+        out: list[dict] = []
+        self._out = out
         self._cur = idx
+        ev: dict | None
         if type(event) is dict:
             ev = event
         else:
@@ -195,8 +197,10 @@ class Table:
                 return None
             try:
                 event = json.loads(event)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise _Reject(f"not JSON: {exc.msg} (column {exc.colno})") from None
+            except (ValueError, RecursionError):
+                raise _Reject("not JSON") from None
         if not isinstance(event, dict):
             raise _Reject("an event must be a JSON object with a \"type\"")
         return event

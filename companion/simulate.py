@@ -123,6 +123,11 @@ class _Sim:
         self.discard.append(card)
 
     # -- choosing -------------------------------------------------------------------------
+    def on_turn(self) -> int:
+        t = self.table._turn
+        assert t is not None, "no player on turn"
+        return t
+
     def best_color(self, p: int) -> str:
         counts = {c: 0 for c in COLORS}
         for card in self.hands[p]:
@@ -185,7 +190,7 @@ class _Sim:
         rng, names = self.rng, self.names
         phase = t._phase
         if phase == "take_back":
-            off = t._turn
+            off = self.on_turn()
             if t._cards[off] == 0 or rng.random() < 0.8:
                 card = self.discard.pop()
                 self.hands[off].append(card)
@@ -194,7 +199,7 @@ class _Sim:
             # otherwise the table lets it stand: the next player simply goes on
         pending = t._pending
         if pending and phase != "take_back":
-            victim = t._turn
+            victim = self.on_turn()
             answers = [c for c in self.hands[victim] if t._answers(c)]
             if answers and rng.random() < 0.6:
                 self.play(victim, rng.choice(answers))
@@ -214,11 +219,12 @@ class _Sim:
             top = t._top
             for j in range(self.n):
                 if j != actor and top in self.hands[j] and t._cards[j] > 1:
-                    self.play(j, top, {"player": names[j]})
+                    self.play(j, top, {"player": names[j]})  # type: ignore[arg-type]
                     self.uno_calls()
                     return
         hand = self.hands[actor]
         top, color = t._top, t._color
+        assert top is not None
         if phase == "play" and t._drawn:
             drawn = hand[-1]
             if playable(drawn, top, color) and rng.random() < 0.85:
@@ -279,8 +285,8 @@ class _Sim:
             if steps > 5000:
                 raise SimulationError("a hand did not end after 5000 decisions")
             if phase == "play" and lean and not t._pending:
-                hand = hands[t._turn]
-                ok = get_ok((t._top, t._color)) or _playable_set(t._top, t._color)
+                hand = hands[t._turn]  # type: ignore[index]
+                ok = get_ok((t._top, t._color)) or _playable_set(t._top, t._color)  # type: ignore[arg-type]
                 ev = None
                 if t._drawn:
                     card = hand[-1]
@@ -320,7 +326,7 @@ class _Sim:
 
     def evidence(self) -> None:
         t = self.table
-        off = t._turn
+        off = self.on_turn()
         hand = self.hands[off]
         if self.rng.random() < 0.7:
             self.push({"type": "reveal", "player": self.names[off], "cards": list(hand)})
@@ -333,9 +339,9 @@ class _Sim:
         ev: dict = {"type": "game", "players": list(self.names)}
         if self.rules_raw:
             ev["rules"] = dict(self.rules_raw)
-        self.hands = [[] for _ in range(self.n)]
+        self.hands: list[list[str]] = [[] for _ in range(self.n)]
         self.draw = list(self.full_deck)
-        self.discard = []
+        self.discard: list[str] = []
         self.seq = 0
         self.push(ev)
 

@@ -563,6 +563,11 @@ def test_engine_seven_down_to_one_needs_no_call():
     ({"type": "take_back"}, "not now"),
     ({"cards": []}, "missing event \"type\""),
     ("[1, 2]", "JSON object"),
+    ({"type": "play", "card": ["red_1"]}, "unknown card ['red_1']"),
+    ({"type": ["play"]}, "missing event \"type\""),
+    ({"type": "uno", "player": {"name": "Bob"}}, "unknown player"),
+    ({"type": "draw", "count": 1.5}, "whole number"),
+    ("[" * 10000, "not JSON"),
     ("{nope", "not JSON"),
 ])
 def test_engine_rejects_bad_events_with_a_reason(event, message):

@@ -42,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
     if args.rules is not None:
         try:
             rules = json.loads(args.rules)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise RulesError(f"--rules is not JSON: {exc.msg} (column {exc.colno})") from None
         parse_rules(rules)  # a bad option is a one-line error before anything is written
     events = simulate_games(args.players, args.hands, args.seed, rules)
