@@ -2,13 +2,13 @@
 
 The simulator holds what the engine cannot see (the real cards in the deck and in every
 hand) and chooses random legal actions, with the mistakes real tables make (an illegal card
-taken back or left
-standing, a forgotten UNO call, a bluffed wild draw four that gets challenged). Each event is
-fed to a `Table` as it is produced: the engine is the referee, the simulator only moves the
-physical cards the engine says moved (penalty draws are never logged, so hand sizes are
-synced from the engine after every event). A produced log therefore replays without a single
-`rejected` notice. Seeded `random.Random(seed)`: the same arguments give the same log.
-It reads the engine's private bookkeeping (same package) to know whose turn it is.
+taken back or left standing, a forgotten UNO call, a bluffed wild draw four that gets
+challenged). Each event is fed to a `Table` as it is produced: the engine is the referee,
+the simulator only moves the physical cards the engine says moved (penalty draws are never
+logged, so hand sizes are synced from the engine after every event). A produced log
+therefore replays without a single `rejected` notice. Seeded `random.Random(seed)`: the
+same arguments give the same log. It reads the engine's private bookkeeping (same package)
+to know whose turn it is.
 """
 from __future__ import annotations
 
