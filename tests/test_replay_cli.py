@@ -147,7 +147,7 @@ def test_export_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "71 events" in capsys.readouterr().out
     original = [json.loads(line) for line in EXAMPLE_LOG.read_text().splitlines()]
     assert [json.loads(line) for line in out.read_text().splitlines()] == original
-    assert main(["export", "--db", str(db), "--list", str(out)]) == 0
+    assert main(["export", "--db", str(db), "--list"]) == 0
     assert "finished" in capsys.readouterr().out
     assert main(["export", "--db", str(db), "-"]) == 0  # to stdout, for a pipe
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == original
@@ -171,6 +171,7 @@ def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
         (["export", "--db", "{d}/none.db", "{d}/o.jsonl"], "no event store at"),
         (["export", "--db", "{d}/t.db", "--game", "nope", "{d}/o.jsonl"], "no game 'nope'"),
         (["import", "--db", "{d}/t.db", "{d}/missing.jsonl"], "no such file"),
+        (["export", "--db", "{d}/t.db"], "name the file to write"),
     ],
 )
 def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], message: str,

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
+from companion.errors import CompanionError
 from companion.store import EventStore, StoreError, default_db_path
 
 HELP = "export a stored game as JSON Lines"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", type=Path, metavar="OUT.jsonl",
+    parser.add_argument("out", type=Path, metavar="OUT.jsonl", nargs="?",
                         help="the table log to write; - prints it")
     parser.add_argument(
         "--db", type=Path, default=None,
@@ -31,6 +34,21 @@ def open_store(db: Path | None) -> EventStore:
     return EventStore(path)
 
 
+class UsageError(CompanionError, ValueError):
+    exit_code = 2
+
+
+def _print_lines(lines: list[str]) -> None:
+    try:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `export - | head`: the reader left; that is not an error. Keep Python from
+        # complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(args: argparse.Namespace) -> int:
     with open_store(args.db) as store:
         if args.list:
@@ -38,6 +56,8 @@ def main(args: argparse.Namespace) -> int:
                 status = "finished" if game["finished"] else "unfinished"
                 print(f"{game['id']}  {game['events']:5d} events  {status}")
             return 0
+        if args.out is None:
+            raise UsageError("name the file to write (OUT.jsonl, or - to print), or use --list")
         game_id = args.game or store.latest_game()
         if game_id is None:
             raise StoreError(f"{store.path} holds no game yet")
@@ -45,8 +65,7 @@ def main(args: argparse.Namespace) -> int:
             known = ", ".join(g["id"] for g in store.games()[-3:])
             raise StoreError(f"no game {game_id!r} in {store.path} (newest: {known})")
         if str(args.out) == "-":
-            for line in store.lines(game_id):
-                print(line)
+            _print_lines(store.lines(game_id))
             return 0
         store.export_jsonl(game_id, args.out)
         count = len(store.lines(game_id))
