@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +30,13 @@ def main(args: argparse.Namespace) -> int:
     from companion.engine import replay  # after the file check: a typo costs no import
 
     state = replay(lines).state
-    if args.json:
-        print(json.dumps(state, indent=2, ensure_ascii=False))
-    else:
-        print(summary(state, events=len(lines)))
+    text = json.dumps(state, indent=2, ensure_ascii=False) if args.json else summary(
+        state, events=len(lines))
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `replay ... | head`: the reader left early, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
