@@ -276,3 +276,30 @@ def test_demo_bot_settles_what_no_log_says(tmp_path: Any) -> None:
     state = referee.state
     assert state["waiting_for"] == "play" and state["color"] in ("red", "yellow", "green", "blue")
     assert [e["type"] for e in bot.submitted] == ["game", "deal", "color"]
+
+
+def test_web_server_serves_and_stops_and_a_busy_port_is_one_line() -> None:
+    import socket
+    import urllib.request
+
+    from flask import Flask
+
+    from companion.errors import CompanionError
+    from companion.runner import WebServer
+
+    app = Flask("probe")
+    app.add_url_rule("/ping", "ping", lambda: "pong")
+    server = WebServer(app, "127.0.0.1", 0, threads=2)
+    server.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/ping", timeout=10) as reply:
+            assert reply.read() == b"pong"
+        with pytest.raises(CompanionError, match=f"cannot serve the phone page on port {server.port}.*--port"):
+            WebServer(app, "127.0.0.1", server.port).start()
+    finally:
+        server.stop()
+    assert server.thread is not None
+    server.thread.join(timeout=10)
+    assert not server.thread.is_alive()
+    with socket.socket() as probe:  # the port is free again
+        probe.bind(("127.0.0.1", server.port))
