@@ -266,3 +266,41 @@ def test_referee_correct_goes_through_submit_and_replays(store: EventStore) -> N
     assert not _rejected(notices)
     assert referee.state["top"] == "red_2" and referee.state["color"] == "red"
     assert replay(store.events(referee.game_id)).state == referee.state
+
+
+CRASHING_TABLE = r"""
+import sys
+from companion.referee import Referee
+from companion.simulate import simulate_games
+from companion.store import EventStore
+
+referee = Referee(EventStore(sys.argv[1]))
+for event in simulate_games(3, 50, 5):
+    referee.submit(event, "crash-test")
+    print(len(referee.events), flush=True)  # announced: it must survive what comes next
+"""
+
+
+def test_referee_killed_mid_game_loses_no_announced_event(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "table.db"
+    child = subprocess.Popen([sys.executable, "-c", CRASHING_TABLE, str(db)],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    announced = 0
+    for line in child.stdout:
+        announced = int(line)
+        if announced >= 40:
+            break
+    child.kill()  # SIGKILL: no clean shutdown, no close()
+    child.wait()
+    assert announced >= 40
+    with EventStore(db) as store:
+        restored = Referee(store)
+        assert restored.game_id is not None
+        kept = store.events(restored.game_id)
+        assert len(kept) >= announced  # everything announced (and maybe one more) is there
+        assert restored.state == replay(kept).state
+        assert restored.state["waiting_for"] not in ("game", None)
