@@ -66,6 +66,7 @@ class VisionLoop:
         *,
         loop: bool = False,
         realtime: bool = False,
+        max_fps: float = 0.0,
         on_pass: Callable[[int], None] | None = None,
         on_event: Callable[[dict, list[dict]], None] | None = None,
         before_frame: Callable[[Frame], None] | None = None,
@@ -79,6 +80,7 @@ class VisionLoop:
         self.make_watcher = make_watcher
         self.loop = loop
         self.realtime = realtime
+        self.max_fps = max_fps  # 0: every frame; else process at most this many per second
         self.on_pass = on_pass
         self.on_event = on_event
         self.before_frame = before_frame  # e.g. tells a truth-driven test detector the frame time
@@ -125,6 +127,7 @@ class VisionLoop:
         if self.on_pass is not None:
             self.on_pass(self.stats.passes)
         start: float | None = None
+        last_t: float | None = None
         for frame in self._resilient.frames():
             if self._stop.is_set():
                 break
@@ -139,6 +142,10 @@ class VisionLoop:
                     continue
                 if due > now:
                     self.sleep(due - now)
+            if self.max_fps > 0 and last_t is not None and frame.t - last_t < 0.999 / self.max_fps:
+                self.stats.skipped += 1  # more frames than the CPU budget allows: thin them out
+                continue
+            last_t = frame.t
             self._process(watcher, frame)
         self.source_status = self._resilient.status
 

@@ -303,3 +303,11 @@ def test_web_server_serves_and_stops_and_a_busy_port_is_one_line() -> None:
     assert not server.thread.is_alive()
     with socket.socket() as probe:  # the port is free again
         probe.bind(("127.0.0.1", server.port))
+
+
+def test_vision_loop_thins_frames_to_max_fps() -> None:
+    watcher = MarkWatcher()
+    values = list(range(1, 31))  # 3 s at 10 fps
+    loop = VisionLoop(FakeReferee(), lambda: FlakySource(values, gone=set()), lambda: watcher, max_fps=5)
+    loop.run()
+    assert watcher.seen == values[::2] and loop.stats.skipped == 15

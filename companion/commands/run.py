@@ -358,6 +358,7 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         make_watcher,
         loop=kind == "demo" or (kind == "video" and bool(config.camera.get("loop", True))),
         realtime=kind in ("demo", "video"),
+        max_fps=float(config.camera.get("fps") or 0),
         on_pass=bot.new_pass if bot is not None else None,
         on_event=bot.camera_event if bot is not None else None,
         annotate=bot.annotate if bot is not None else None,
