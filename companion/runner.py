@@ -92,6 +92,7 @@ class VisionLoop:
         self.source_status: SourceStatus | None = None
         self.source_name = ""
         self.finished = threading.Event()
+        self.error = ""  # the last failure of the vision part, for the status line
         self._stop = threading.Event()
         self._resilient: ResilientSource | None = None
         self._recent: list[tuple[float, float]] = []  # (clock, seconds spent) per processed frame
@@ -106,13 +107,30 @@ class VisionLoop:
         return self._stop.is_set()
 
     def run(self) -> None:
+        """Passes until stopped (or the source ends, unless looping). A crash of the vision
+        part is logged and vision restarts after a back-off; the referee and page carry on."""
+        from companion.errors import CompanionError
+
+        delay = self.backoff[0]
         try:
             while not self._stop.is_set():
-                self._one_pass()
+                try:
+                    self._one_pass()
+                    delay = self.backoff[0]
+                except CompanionError as exc:  # a user's mistake (missing file, bad model path)
+                    log.error("vision stopped: %s", exc)
+                    self.error = str(exc)
+                    return
+                except Exception as exc:
+                    self.stats.errors += 1
+                    self.error = f"{type(exc).__name__}: {exc}"
+                    log.exception("vision failed; restarting in %.0f s (the referee and the page carry on)", delay)
+                    if self._stop.wait(delay):
+                        return
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
                 if not self.loop:
                     break
-        except Exception:
-            log.exception("vision stopped by an error; the referee and the page carry on")
         finally:
             self.finished.set()
 
@@ -381,8 +399,8 @@ class Companion:
                 camera = "camera: video ended"
             else:
                 camera = f"camera: {self.vision.source_name} ok, {stats.fps:.1f} fps ({stats.detect_ms:.0f} ms/frame)"
-            if self.vision.finished.is_set() and not self.vision.stopped:
-                camera += " [vision stopped: see the log]"
+            if self.vision.finished.is_set() and not self.vision.stopped and self.vision.error:
+                camera += f" [vision stopped: {self.vision.error}]"
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:

@@ -311,3 +311,25 @@ def test_vision_loop_thins_frames_to_max_fps() -> None:
     loop = VisionLoop(FakeReferee(), lambda: FlakySource(values, gone=set()), lambda: watcher, max_fps=5)
     loop.run()
     assert watcher.seen == values[::2] and loop.stats.skipped == 15
+
+
+def test_vision_loop_restarts_after_a_crash_and_stops_on_a_user_mistake() -> None:
+    from companion.errors import InputFileError
+
+    referee = FakeReferee()
+    made: list[int] = []
+
+    def make_source() -> FlakySource:
+        made.append(1)
+        if len(made) == 1:
+            raise RuntimeError("driver bug")
+        if len(made) == 3:
+            raise InputFileError("video file 'x.mp4' does not exist")
+        return FlakySource([0, 4], gone=set())
+
+    loop = VisionLoop(referee, make_source, MarkWatcher, loop=True, backoff=(0.001, 0.002))
+    loop.run()
+    assert len(made) == 3 and [e["card"] for e, _ in referee.events] == ["red_4"]
+    assert loop.error == "video file 'x.mp4' does not exist"
+    companion = Companion(referee, vision=loop)
+    assert "[vision stopped: video file 'x.mp4' does not exist]" in companion.status_line()
