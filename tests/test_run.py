@@ -333,3 +333,95 @@ def test_vision_loop_restarts_after_a_crash_and_stops_on_a_user_mistake() -> Non
     assert loop.error == "video file 'x.mp4' does not exist"
     companion = Companion(referee, vision=loop)
     assert "[vision stopped: video file 'x.mp4' does not exist]" in companion.status_line()
+
+
+def _args(**given: Any) -> Any:
+    import argparse
+
+    from companion.commands import run as run_command
+
+    parser = argparse.ArgumentParser()
+    run_command.add_arguments(parser)
+    words: list[str] = []
+    for key, value in given.items():
+        words += [f"--{key.replace('_', '-')}", str(value)]
+    return parser.parse_args(words)
+
+
+@pytest.mark.parametrize(
+    "flags, source, expected",
+    [
+        ({}, "none", ("none", None)),
+        ({}, "demo", ("demo", None)),
+        ({"camera": "0"}, "demo", ("camera", 0)),
+        ({"camera": "picamera"}, "auto", ("camera", "picamera")),
+        ({"camera": "rtsp://cam.local/stream"}, "auto", ("camera", "rtsp://cam.local/stream")),
+        ({"camera": "none"}, 2, ("none", None)),
+        ({}, 1, ("camera", 1)),
+    ],
+)
+def test_run_chooses_the_source_flags_over_config(flags: dict, source: Any, expected: tuple) -> None:
+    from companion.commands.run import choose_source
+    from companion.config import Config
+
+    config = Config(camera={"source": source})
+    assert choose_source(config, _args(**flags), print) == expected
+
+
+def test_run_auto_without_a_camera_plays_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.commands import run as run_command
+    from companion.config import Config
+
+    said: list[str] = []
+    monkeypatch.setattr(run_command, "find_camera", lambda say: None)
+    assert run_command.choose_source(Config(), _args(), said.append) == ("demo", None)
+    assert said == ["camera: none found, playing the bundled demo video with a demo table"]
+
+
+def test_run_missing_video_is_a_one_line_error(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.cli import main as cli
+
+    assert cli(["run", "--video", str(tmp_path / "nope.mp4"), "--config", str(_empty_config(tmp_path))]) == 2
+    assert capsys.readouterr().err.strip() == f"uno-companion run: video file '{tmp_path / 'nope.mp4'}' does not exist"
+
+
+def _empty_config(tmp_path: Any) -> Any:
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    return path
+
+
+def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any) -> None:
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.referee import Referee
+    from companion.store import EventStore
+
+    said: list[str] = []
+    db = tmp_path / "games.db"
+    config = Config(players=["Ann", "Bob", "Cy"], dealer="Bob")
+    referee = Referee(EventStore(db))
+    start_table(referee, config, said.append)
+    first = referee.game_id
+    referee.submit({"type": "flip", "card": "red_5"})
+    assert referee.state["dealer"] == "Bob" and said[-1].startswith("game: new game")
+
+    again = Referee(EventStore(db))  # as after a restart
+    start_table(again, config, said.append)
+    assert again.game_id == first and again.state["top"] == "red_5" and said[-1].startswith("game: resuming")
+
+    other = Referee(EventStore(db))
+    start_table(other, Config(players=["Dee", "Eve"]), said.append)
+    assert other.game_id != first and [p["name"] for p in other.state["players"]] == ["Dee", "Eve"]
+
+
+def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> None:
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.errors import CompanionError
+    from companion.referee import Referee
+    from companion.store import EventStore
+
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    with pytest.raises(CompanionError, match="cannot start the game from the configuration"):
+        start_table(referee, Config(players=["Ann", "Bob"], rules={"hand_size": 0}), print)
