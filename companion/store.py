@@ -103,6 +103,7 @@ class EventStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
+                self._db.close()
                 raise StoreError(
                     f"the event store {self.path} was written by a newer uno-companion "
                     f"(schema {version} > {SCHEMA_VERSION})"

@@ -227,3 +227,12 @@ def test_store_replay_equals_live_state(tmp_path_factory: pytest.TempPathFactory
             assert restored.game_id is None and restored.state["waiting_for"] == "game"
         else:
             assert restored.game_id == copy and restored.state == state
+
+
+def test_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    EventStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version=99")
+    with pytest.raises(StoreError, match="newer uno-companion"):
+        EventStore(path)
