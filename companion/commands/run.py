@@ -280,7 +280,13 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
     vision = None
     if kind in ("demo", "video", "camera"):
-        vision = build_vision(config, kind, spec, referee, bot, say)
+        try:
+            vision = build_vision(config, kind, spec, referee, bot, say)
+        except ImportError as exc:  # a build without the recognizer: the referee still works
+            say(f"vision: not available in this build ({exc}); the phones and buttons still referee")
+            bot = None if kind == "demo" else bot
+            if kind == "demo":
+                start_table(referee, config, say)
 
     pump = EventPump(referee, "gpio")
     hardware = None
@@ -289,8 +295,11 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
         hardware = open_hardware(config.gpio, config.seats, pump.put, say=say)
 
-    app = make_app(referee, config, host_pin)
-    web = WebServer(app, config.host, config.port)
+    web = None
+    try:
+        web = WebServer(make_app(referee, config, host_pin), config.host, config.port)
+    except ImportError as exc:
+        say(f"phone page: not available in this build ({exc})")
     companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,
                           pump=pump if hardware is not None else None, say=say)
 
@@ -305,10 +314,11 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         previous = None
     try:
         companion.start()
-        url = f"http://{lan_address() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
-        say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
-        if args.bench is None:
-            print_join(url, say)
+        if web is not None:
+            url = f"http://{lan_address() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
+            say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
+            if args.bench is None:
+                print_join(url, say)
         say(f"events are stored in {db}; Ctrl-C stops")
         if args.bench is not None:
             bench = Bench()
