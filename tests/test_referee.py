@@ -296,6 +296,7 @@ def test_referee_killed_mid_game_loses_no_announced_event(tmp_path: Path) -> Non
             break
     child.kill()  # SIGKILL: no clean shutdown, no close()
     child.wait()
+    child.stdout.close()
     assert announced >= 40
     with EventStore(db) as store:
         restored = Referee(store)

@@ -232,7 +232,8 @@ def test_store_replay_equals_live_state(tmp_path_factory: pytest.TempPathFactory
 def test_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     EventStore(path).close()
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA user_version=99")
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version=99")
+    db.close()
     with pytest.raises(StoreError, match="newer uno-companion"):
         EventStore(path)
