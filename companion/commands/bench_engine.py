@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="alternating rounds per side; the median counts (default 3)")
     parser.add_argument("--no-rlcard", action="store_true", help="time our engine only")
     parser.add_argument("--store", action="store_true",
-                        help="also time Referee.submit into SQLite (one hand's events, fsync)")
+                        help="also time Referee.submit into SQLite (3 hands of events, each one fsynced)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
