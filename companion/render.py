@@ -1,0 +1,318 @@
+"""Draw UNO card faces, in the two common printed designs, from the card vocabulary.
+
+`render_card(name, design, height)` returns a BGRA image (transparent outside the rounded
+corners). The drawing follows the real cards' layout, measured on photos: a 56 x 87 mm card,
+a white border about 4.5% of the width, a coloured body (black for wilds), and
+- classic: a white oval tilted about 30 degrees, the glyph in the card colour with a black
+  outline and drop shadow, white corner indices with a black outline;
+- modern (2018+): a white circle with fine radial lines, a heavier dark glyph shadow, plain
+  white corner indices.
+Randomness (`rng`) only perturbs shades and strokes a little, for training data; with no
+`rng` the drawing is the same every time.
+"""
+from __future__ import annotations
+
+import math
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from companion.cards import COLORS, parse_card
+
+DESIGNS: tuple[str, ...] = ("classic", "modern")
+ASPECT = 56 / 87  # width / height of a real card
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+
+# Printed colours (RGB), measured roughly from photos of both designs.
+CARD_RGB: dict[str, tuple[int, int, int]] = {
+    "red": (214, 36, 40),
+    "yellow": (250, 212, 0),
+    "green": (40, 160, 72),
+    "blue": (0, 112, 190),
+}
+BLACK = (20, 20, 20)
+WHITE = (250, 250, 248)
+
+_SYMBOL_TEXT = {"draw_two": "+2", "wild_draw_four": "+4"}
+
+
+@lru_cache(maxsize=16)
+def _font(size: int, oblique: bool = True) -> ImageFont.FreeTypeFont:
+    name = "DejaVuSans-BoldOblique.ttf" if oblique else "DejaVuSans-Bold.ttf"
+    return ImageFont.truetype(str(FONT_DIR / name), size)
+
+
+def _jitter(rgb: tuple[int, int, int], rng: random.Random | None, amount: int = 14) -> tuple[int, int, int]:
+    if rng is None:
+        return rgb
+    return tuple(int(min(255, max(0, c + rng.randint(-amount, amount)))) for c in rgb)  # type: ignore[return-value]
+
+
+def _darker(rgb: tuple[int, int, int], f: float = 0.55) -> tuple[int, int, int]:
+    return tuple(int(c * f) for c in rgb)  # type: ignore[return-value]
+
+
+def _text_centered(
+    draw: ImageDraw.ImageDraw,
+    center: tuple[float, float],
+    text: str,
+    size: int,
+    fill: tuple[int, int, int],
+    outline: tuple[int, int, int] | None,
+    stroke: int,
+    shadow: tuple[int, int, int] | None = None,
+    shadow_offset: float = 0.0,
+    underline: bool = False,
+) -> None:
+    font = _font(size)
+    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font, stroke_width=stroke)
+    x = center[0] - (x0 + x1) / 2
+    y = center[1] - (y0 + y1) / 2
+    if shadow is not None and shadow_offset:
+        draw.text((x - shadow_offset, y + shadow_offset), text, font=font, fill=shadow,
+                  stroke_width=stroke, stroke_fill=shadow)
+    draw.text((x, y), text, font=font, fill=fill, stroke_width=stroke, stroke_fill=outline or fill)
+    if underline:
+        # 6 and 9 are underlined so they can be told apart upside down.
+        uy = y + y1 + size * 0.02
+        w = (x1 - x0) * 0.62
+        cx = center[0] - size * 0.04
+        box = [cx - w / 2, uy, cx + w / 2, uy + max(2, size * 0.09)]
+        draw.rectangle(box, fill=fill, outline=outline or fill, width=max(1, stroke // 2 or 1))
+
+
+def _skip_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], r: float, fill, outline, stroke: int) -> None:
+    box = [c[0] - r, c[1] - r, c[0] + r, c[1] + r]
+    width = max(2, int(r * 0.32))
+    if outline:
+        draw.ellipse(box, outline=outline, width=width + 2 * stroke)
+    draw.ellipse([box[0] + stroke, box[1] + stroke, box[2] - stroke, box[3] - stroke], outline=fill, width=width)
+    a = math.radians(45)
+    dx, dy = math.cos(a) * r * 0.78, math.sin(a) * r * 0.78
+    line = [(c[0] - dx, c[1] + dy), (c[0] + dx, c[1] - dy)]
+    if outline:
+        draw.line(line, fill=outline, width=width + 2 * stroke)
+    draw.line(line, fill=fill, width=width)
+
+
+def _arrow(draw: ImageDraw.ImageDraw, start, end, width: float, fill, outline, stroke: int) -> None:
+    sx, sy = start
+    ex, ey = end
+    ang = math.atan2(ey - sy, ex - sx)
+    head = width * 2.0
+    bx, by = ex - math.cos(ang) * head, ey - math.sin(ang) * head
+    nx, ny = -math.sin(ang), math.cos(ang)
+    shaft = [
+        (sx + nx * width / 2, sy + ny * width / 2), (bx + nx * width / 2, by + ny * width / 2),
+        (bx + nx * width * 1.3, by + ny * width * 1.3), (ex, ey),
+        (bx - nx * width * 1.3, by - ny * width * 1.3), (bx - nx * width / 2, by - ny * width / 2),
+        (sx - nx * width / 2, sy - ny * width / 2),
+    ]
+    if outline:
+        draw.polygon(shaft, fill=outline, outline=outline, width=max(1, stroke * 2))
+    draw.polygon(shaft, fill=fill)
+
+
+def _reverse_glyph(draw, c, r, fill, outline, stroke) -> None:
+    # Two parallel diagonal arrows pointing opposite ways.
+    w = r * 0.3
+    d = (0.6 * r * 0.85, -0.8 * r * 0.85)
+    p = (0.8 * r * 0.3, 0.6 * r * 0.3)
+    _arrow(draw, (c[0] - d[0] - p[0], c[1] - d[1] - p[1]), (c[0] + d[0] - p[0], c[1] + d[1] - p[1]), w, fill, outline, stroke)
+    _arrow(draw, (c[0] + d[0] + p[0], c[1] + d[1] + p[1]), (c[0] - d[0] + p[0], c[1] - d[1] + p[1]), w, fill, outline, stroke)
+
+
+def _mini_card(draw, center, w, h, fill, outline, stroke, angle=0.0) -> None:
+    cx, cy = center
+    pts = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    ca, sa = math.cos(angle), math.sin(angle)
+    poly = [(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in pts]
+    draw.polygon(poly, fill=fill, outline=outline or fill, width=max(1, stroke))
+
+
+def _draw_two_glyph(draw, c, r, fill, outline, stroke) -> None:
+    w, h = r * 0.7, r * 1.05
+    _mini_card(draw, (c[0] - r * 0.22, c[1] + r * 0.2), w, h, fill, outline, stroke + 1, 0.5)
+    _mini_card(draw, (c[0] + r * 0.22, c[1] - r * 0.2), w, h, fill, outline, stroke + 1, 0.5)
+
+
+def _wild_face(img: Image.Image, c, rx: float, ry: float, angle: float, rng, modern: bool) -> None:
+    """Paint the wild's four-colour oval (classic) or disc (modern) onto img."""
+    size = img.size
+    mask = Image.new("L", size, 0)
+    md = ImageDraw.Draw(mask)
+    md.ellipse([c[0] - rx, c[1] - ry, c[0] + rx, c[1] + ry], fill=255)
+    if angle:
+        mask = mask.rotate(angle, center=c, resample=Image.BICUBIC)
+    quarters = Image.new("RGB", size, BLACK)
+    qd = ImageDraw.Draw(quarters)
+    cols = [_jitter(CARD_RGB[k], rng) for k in ("red", "blue", "yellow", "green")]
+    x, y = c
+    big = max(size) * 2
+    qd.polygon([(x, y), (x - big, y - big * 0.2), (x - big, y - big), (x + big * 0.2, y - big)], fill=cols[0])
+    qd.polygon([(x, y), (x + big * 0.2, y - big), (x + big, y - big), (x + big, y + big * 0.2)], fill=cols[1])
+    qd.polygon([(x, y), (x - big, y - big * 0.2), (x - big, y + big), (x - big * 0.2, y + big)], fill=cols[2])
+    qd.polygon([(x, y), (x - big * 0.2, y + big), (x + big, y + big), (x + big, y + big * 0.2)], fill=cols[3])
+    img.paste(quarters, (0, 0), mask)
+
+
+def _corner_text(name: str) -> str:
+    card = parse_card(name)
+    if card.number is not None:
+        return card.symbol
+    return _SYMBOL_TEXT.get(card.symbol, _SYMBOL_TEXT.get(name, ""))
+
+
+def render_card(
+    name: str,
+    design: str = "classic",
+    height: int = 360,
+    rng: random.Random | None = None,
+) -> np.ndarray:
+    """Draw one card face; returns a BGRA array of shape (height, round(height*56/87), 4)."""
+    if design not in DESIGNS:
+        raise ValueError(f"unknown design {design!r}: use one of {', '.join(DESIGNS)}")
+    card = parse_card(name)
+    scale = 2  # draw at twice the size, then shrink: smooth edges
+    H = height * scale
+    W = int(round(height * ASPECT)) * scale
+    modern = design == "modern"
+    img = Image.new("RGB", (W, H), _jitter(WHITE, rng, 6))
+    draw = ImageDraw.Draw(img)
+    border = W * (0.05 if modern else 0.045) * (1 + (rng.uniform(-0.2, 0.2) if rng else 0))
+    radius = W * 0.07
+    body = _jitter(CARD_RGB[card.color], rng) if card.color else _jitter(BLACK, rng, 8)
+    draw.rounded_rectangle([border, border, W - border, H - border], radius=radius * 0.6, fill=body)
+    c = (W / 2, H / 2)
+    stroke = max(1, int(W * 0.012))
+    glyph_fill = body if card.color else WHITE
+    outline = BLACK if not modern else None
+    shadow = _darker(body, 0.35) if card.color else (60, 60, 60)
+
+    # The white centre: tilted oval (classic) or disc with radial lines (modern).
+    if not card.is_wild or name == "wild_customizable":
+        if modern:
+            r = W * 0.40
+            draw.ellipse([c[0] - r, c[1] - r, c[0] + r, c[1] + r], fill=WHITE)
+            n_lines = 72
+            line_col = (205, 205, 205)
+            for i in range(n_lines):
+                a = 2 * math.pi * i / n_lines
+                draw.line([(c[0] + math.cos(a) * r * 0.55, c[1] + math.sin(a) * r * 0.55),
+                           (c[0] + math.cos(a) * r * 0.95, c[1] + math.sin(a) * r * 0.95)],
+                          fill=line_col, width=max(1, scale))
+        else:
+            rx, ry = W * 0.40, H * 0.40
+            oval = Image.new("L", (W, H), 0)
+            ImageDraw.Draw(oval).ellipse([c[0] - rx * 0.95, c[1] - ry, c[0] + rx * 0.95, c[1] + ry], fill=255)
+            oval = oval.rotate(-32 if rng is None else -32 + rng.uniform(-3, 3), center=c, resample=Image.BICUBIC)
+            img.paste(Image.new("RGB", (W, H), WHITE), (0, 0), oval)
+    draw = ImageDraw.Draw(img)
+
+    big = int(H * (0.36 if modern else 0.34))
+    shadow_off = W * (0.035 if modern else 0.02)
+    r = W * 0.26
+    if card.number is not None:
+        _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
+                       shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
+                       underline=card.symbol in ("6", "9"))
+    elif card.symbol == "skip":
+        if modern:
+            _skip_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
+        _skip_glyph(draw, c, r, glyph_fill, outline, stroke)
+    elif card.symbol == "reverse":
+        if modern:
+            _reverse_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
+        _reverse_glyph(draw, c, r, glyph_fill, outline, stroke)
+    elif card.symbol == "draw_two":
+        if modern:
+            _draw_two_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
+        _draw_two_glyph(draw, c, r, glyph_fill, outline or BLACK, stroke)
+    elif name == "wild":
+        _wild_face(img, c, W * 0.36, H * 0.36, -32 if not modern else 0, rng, modern)
+        if modern:
+            draw = ImageDraw.Draw(img)
+            _text_centered(draw, c, "UNO", int(H * 0.11), WHITE, BLACK, stroke)
+    elif name == "wild_draw_four":
+        _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern) if not modern else None
+        draw = ImageDraw.Draw(img)
+        cols = ("blue", "green", "red", "yellow")
+        for i, k in enumerate(cols):
+            dx = (i - 1.5) * W * 0.11
+            dy = (1.5 - i) * H * 0.035
+            _mini_card(draw, (c[0] + dx, c[1] + dy), W * 0.2, H * 0.2, _jitter(CARD_RGB[k], rng), WHITE, stroke, 0.35)
+    elif name == "wild_shuffle_hands":
+        ring = W * 0.3
+        for i, k in enumerate(("red", "yellow", "green", "blue")):
+            a0 = i * 90 + 10
+            draw.arc([c[0] - ring, c[1] - ring, c[0] + ring, c[1] + ring], a0, a0 + 70,
+                     fill=_jitter(CARD_RGB[k], rng), width=int(W * 0.09))
+        _text_centered(draw, c, "?", int(H * 0.16), WHITE, None, 0)
+    elif name == "wild_swap_hands":
+        _arrow(draw, (c[0] - W * 0.3, c[1] - H * 0.06), (c[0] + W * 0.3, c[1] - H * 0.06), W * 0.1,
+               _jitter(CARD_RGB["red"], rng), WHITE, stroke)
+        _arrow(draw, (c[0] + W * 0.3, c[1] + H * 0.08), (c[0] - W * 0.3, c[1] + H * 0.08), W * 0.1,
+               _jitter(CARD_RGB["blue"], rng), WHITE, stroke)
+    elif name == "wild_customizable":
+        draw.rectangle([c[0] - W * 0.28, c[1] - H * 0.01, c[0] + W * 0.28, c[1] + H * 0.015], fill=(150, 150, 150))
+        draw.rectangle([c[0] - W * 0.28, c[1] + H * 0.06, c[0] + W * 0.2, c[1] + H * 0.075], fill=(150, 150, 150))
+        _text_centered(draw, (c[0], c[1] - H * 0.12), "UNO", int(H * 0.09), BLACK, None, 0)
+
+    # Corner indices: top-left, and bottom-right upside down.
+    corner = _corner_text(name)
+    small = int(H * 0.1)
+    corner_centre = (border + W * 0.11, border + H * 0.075)
+    layer = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+    ld = ImageDraw.Draw(layer)
+    if corner:
+        _text_centered(ld, corner_centre, corner, small, WHITE, BLACK if not modern else None,
+                       max(1, stroke // 1) if not modern else 0,
+                       shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008,
+                       underline=corner in ("6", "9"))
+    elif card.symbol == "skip":
+        _skip_glyph(ld, corner_centre, W * 0.065, WHITE, BLACK if not modern else None, max(1, stroke // 2))
+    elif card.symbol == "reverse":
+        _reverse_glyph(ld, corner_centre, W * 0.07, WHITE, BLACK if not modern else None, max(1, stroke // 2))
+    elif card.is_wild:
+        _wild_face(layer, corner_centre, W * 0.06, H * 0.045, -32, rng, modern)
+    img.paste(layer, (0, 0), layer)
+    img.paste(layer.rotate(180), (0, 0), layer.rotate(180))
+
+    if rng is not None and rng.random() < 0.3:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
+    rgb = np.asarray(img.resize((W // scale, H // scale), Image.LANCZOS))
+    alpha = np.zeros(rgb.shape[:2], np.uint8)
+    h, w = alpha.shape
+    rad = int(round(w * 0.07))
+    alpha_img = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(alpha_img).rounded_rectangle([0, 0, w - 1, h - 1], radius=rad, fill=255)
+    alpha = np.asarray(alpha_img)
+    bgra = np.dstack([rgb[:, :, ::-1], alpha]).astype(np.uint8)
+    return np.ascontiguousarray(bgra)
+
+
+def card_sheet(design: str = "classic", height: int = 180, names=None) -> np.ndarray:
+    """Every card face side by side on a grey sheet (BGR): for looking at the renderer."""
+    from companion.cards import CARD_NAMES
+
+    names = list(names or CARD_NAMES)
+    faces = [render_card(n, design, height) for n in names]
+    w = faces[0].shape[1]
+    cols = 13
+    rows = math.ceil(len(faces) / cols)
+    pad = 6
+    sheet = np.full((rows * (height + pad) + pad, cols * (w + pad) + pad, 3), 90, np.uint8)
+    for i, face in enumerate(faces):
+        r, col = divmod(i, cols)
+        y, x = pad + r * (height + pad), pad + col * (w + pad)
+        a = face[:, :, 3:4].astype(np.float32) / 255
+        roi = sheet[y:y + height, x:x + w].astype(np.float32)
+        sheet[y:y + height, x:x + w] = (face[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
+    return sheet
+
+
+__all__ = ["DESIGNS", "ASPECT", "CARD_RGB", "COLORS", "render_card", "card_sheet"]
