@@ -1,0 +1,39 @@
+"""`uno-companion train`: generate synthetic scenes and train the card model from its yaml."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "generate training data and train the card model"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from companion.train import Recipe
+
+    d = Recipe()
+    parser.add_argument("--work", type=Path, default=d.work, help="folder for data and runs (default %(default)s)")
+    parser.add_argument("--images", type=int, default=d.images, help="training scenes (default %(default)s)")
+    parser.add_argument("--val-images", type=int, default=d.val_images, help="validation scenes (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=d.seed)
+    parser.add_argument("--model", default=d.model, help="ultralytics model yaml (default %(default)s)")
+    parser.add_argument("--imgsz", type=int, default=d.imgsz)
+    parser.add_argument("--epochs", type=int, default=d.epochs)
+    parser.add_argument("--time", type=float, default=d.hours, dest="hours",
+                        help="stop after this many hours (overrides --epochs; 0 = use epochs)")
+    parser.add_argument("--batch", type=int, default=d.batch)
+    parser.add_argument("--device", default=d.device, help="cpu, or a GPU index such as 0")
+    parser.add_argument("--workers", type=int, default=d.workers)
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.errors import CompanionError
+    from companion.train import Recipe, train
+
+    for key in ("images", "val_images", "imgsz", "epochs", "batch"):
+        if getattr(args, key) < 1:
+            raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
+    recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
+                    model=args.model, imgsz=args.imgsz, epochs=args.epochs,
+                    hours=args.hours or None, batch=args.batch, device=args.device, workers=args.workers)
+    train(recipe)
+    return 0

@@ -1,0 +1,106 @@
+"""The training recipe: generate synthetic scenes, train a YOLO detector from its yaml.
+
+Offline by construction: the model is built from ultralytics' bundled yaml (no pretrained
+weights exist offline), plots are off (they fetch a font), settings sync is off, and the
+ultralytics config lives in the work folder.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from companion.errors import CompanionError
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+WEIGHTS = MODELS_DIR / "uno-cards.pt"
+
+
+def offline_ultralytics(config_dir: Path | None = None) -> None:
+    """Make ultralytics work with no network: call before importing it."""
+    os.environ["YOLO_OFFLINE"] = "true"
+    if config_dir is not None:
+        config_dir.mkdir(parents=True, exist_ok=True)
+        os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
+    from ultralytics import settings
+
+    settings.update({"sync": False, "hub": False} if "hub" in settings else {"sync": False})
+
+
+@dataclass
+class Recipe:
+    """What `uno-companion train` does; the defaults are the shipped model's recipe."""
+
+    work: Path = Path("work/train")
+    images: int = 8000
+    val_images: int = 400
+    seed: int = 0
+    model: str = "yolo11n.yaml"
+    imgsz: int = 256
+    epochs: int = 100
+    hours: float | None = 1.15
+    batch: int = 32
+    device: str = "cpu"
+    workers: int = 2
+
+
+def generate(recipe: Recipe) -> Path:
+    from ultralytics.utils import TQDM
+
+    from companion.scenes import write_dataset
+
+    data_dir = recipe.work / "data"
+    yaml_path = data_dir / "data.yaml"
+    stamp = data_dir / f".done-{recipe.images}-{recipe.val_images}-{recipe.seed}"
+    if stamp.exists():
+        return yaml_path
+    if data_dir.exists():
+        shutil.rmtree(data_dir)
+    bar = TQDM(total=recipe.images + recipe.val_images, desc="scenes", unit="img")
+
+    def progress(done: int, total: int) -> None:
+        bar.update(1)
+
+    write_dataset(data_dir, recipe.images, recipe.val_images, recipe.seed, progress)
+    bar.close()
+    stamp.touch()
+    return yaml_path
+
+
+def train(recipe: Recipe) -> Path:
+    """Generate the data, train, copy the best weights to models/uno-cards.pt."""
+    recipe.work = Path(recipe.work).resolve()
+    offline_ultralytics(recipe.work / "ultralytics-config")
+    yaml_path = generate(recipe)
+    from ultralytics import YOLO
+
+    try:
+        model = YOLO(recipe.model)
+    except Exception as exc:  # a yaml name ultralytics does not know
+        raise CompanionError(f"cannot build model {recipe.model!r}: {exc}") from exc
+    start = time.time()
+    args = dict(
+        data=str(yaml_path), imgsz=recipe.imgsz, epochs=recipe.epochs, batch=recipe.batch,
+        device=recipe.device, workers=recipe.workers, project=str(recipe.work / "runs"),
+        name="uno-cards", exist_ok=True, plots=False, pretrained=False, amp=False,
+        seed=recipe.seed, deterministic=False, verbose=True,
+        # Cards are not mirror-symmetric and their hue is their colour: no flips, no hue shift.
+        fliplr=0.0, flipud=0.0, hsv_h=0.0, hsv_s=0.3, hsv_v=0.3,
+        degrees=0.0, mosaic=0.5, close_mosaic=3, scale=0.4, translate=0.1,
+        patience=1000, cache="ram",
+        # A short from-scratch run: ultralytics' "auto" picks a tiny AdamW rate for 57
+        # classes; a larger one with a one-epoch warm-up learns much faster here.
+        optimizer="AdamW", lr0=0.002, warmup_epochs=1,
+    )
+    if recipe.hours:
+        args["time"] = recipe.hours
+    model.train(**args)
+    best = recipe.work / "runs" / "uno-cards" / "weights" / "best.pt"
+    if not best.exists():
+        raise CompanionError(f"training produced no weights at {best}")
+    MODELS_DIR.mkdir(exist_ok=True)
+    shutil.copy2(best, WEIGHTS)
+    print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {WEIGHTS}")
+    return WEIGHTS
