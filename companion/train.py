@@ -103,4 +103,19 @@ def train(recipe: Recipe) -> Path:
     MODELS_DIR.mkdir(exist_ok=True)
     shutil.copy2(best, WEIGHTS)
     print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {WEIGHTS}")
+    print(f"exported -> {export_onnx(WEIGHTS, recipe.imgsz)}")
     return WEIGHTS
+
+
+def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
+    """Export the weights to ONNX beside them (what `YoloDetector` loads by default)."""
+    weights = Path(weights)
+    if not weights.exists():
+        raise CompanionError(f"no weights to export: {weights}")
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    size = imgsz or int(model.ckpt.get("train_args", {}).get("imgsz", 256))
+    out = Path(model.export(format="onnx", imgsz=size, simplify=True, dynamic=False, opset=17, device="cpu"))
+    return out

@@ -1,0 +1,54 @@
+"""`uno-companion recognize IMAGE... [--json]`: name the cards in pictures."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+HELP = "name the cards in images"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files")
+    parser.add_argument("--json", action="store_true", help="print one JSON list, one object per image")
+    parser.add_argument("--model", type=Path, default=None, help="weights (default: the shipped model)")
+    parser.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default %(default)s)")
+    parser.add_argument("--no-colour-check", action="store_true", help="trust the model's colour only")
+
+
+def recognize(paths: list[str], detector) -> list[dict]:
+    """One entry per image: its cards best first, or an `error` for an unreadable file."""
+    import cv2
+
+    out = []
+    for path in paths:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if frame is None:
+            reason = "no such file" if not Path(path).exists() else "not a readable image"
+            out.append({"image": path, "error": reason})
+            continue
+        out.append({"image": path, "cards": [d.to_dict() for d in detector.detect(frame)]})
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.detector import YoloDetector
+    from companion.errors import CompanionError
+
+    if not 0 < args.conf < 1:
+        raise CompanionError("--conf must be between 0 and 1")
+    detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check)
+    results = recognize(args.images, detector)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        for r in results:
+            if "error" in r:
+                print(f"{r['image']}: error: {r['error']}")
+            elif not r["cards"]:
+                print(f"{r['image']}: no card found")
+            else:
+                found = ", ".join(f"{c['card']} ({c['confidence']:.2f})" for c in r["cards"])
+                print(f"{r['image']}: {found}")
+    # Non-zero only when nothing could be read at all.
+    return 1 if all("error" in r for r in results) else 0

@@ -1,0 +1,31 @@
+"""`uno-companion render`: draw card faces to PNG files (to look at the renderer)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "draw card faces to image files"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="CARD", help="card names (default: every card)")
+    parser.add_argument("--design", choices=("classic", "modern"), default="classic")
+    parser.add_argument("--height", type=int, default=360)
+    parser.add_argument("--out", type=Path, default=Path("cards"), help="folder (default %(default)s)")
+
+
+def main(args: argparse.Namespace) -> int:
+    import cv2
+
+    from companion.cards import CARD_NAMES, parse_card
+    from companion.errors import CompanionError
+    from companion.render import render_card
+
+    names = [parse_card(n).name for n in args.names] or list(CARD_NAMES)
+    if not 32 <= args.height <= 4000:
+        raise CompanionError("--height must be between 32 and 4000")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        cv2.imwrite(str(args.out / f"{name}-{args.design}.png"), render_card(name, args.design, args.height))
+    print(f"{len(names)} card faces -> {args.out}")
+    return 0

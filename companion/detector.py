@@ -1,0 +1,158 @@
+"""The recognizer: a frame in, the cards in it out (card name, confidence, box).
+
+`YoloDetector` runs the shipped model from `models/` (the exported ONNX model when present,
+else the PyTorch weights) and checks each coloured card's colour against its pixels.
+`FakeDetector` is the test double: it returns preset detections.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from companion.cards import CARD_NAMES, COLORS, parse_card
+from companion.errors import CompanionError
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+MODEL_STEM = "uno-cards"
+
+
+@dataclass(frozen=True)
+class Detection:
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+
+    def to_dict(self) -> dict:
+        return {"card": self.card, "confidence": round(float(self.confidence), 4),
+                "box": [round(float(v), 1) for v in self.box]}
+
+
+class Detector(Protocol):
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """Cards in a BGR frame, best first."""
+        ...
+
+
+class ModelMissingError(CompanionError, FileNotFoundError):
+    exit_code = 2
+
+
+def default_weights() -> Path:
+    """The model `YoloDetector` loads by default: the ONNX export when it exists."""
+    onnx = MODELS_DIR / f"{MODEL_STEM}.onnx"
+    if onnx.exists():
+        return onnx
+    return MODELS_DIR / f"{MODEL_STEM}.pt"
+
+
+def _offline() -> None:
+    """No network for ultralytics, and its INFO chatter off stdout (kept clean for --json)."""
+    os.environ["YOLO_OFFLINE"] = "true"
+    import logging
+
+    import ultralytics  # noqa: F401  (sets up its logger, which we then quieten)
+
+    logging.getLogger("ultralytics").setLevel(logging.WARNING)
+    try:
+        from ultralytics import settings
+
+        if settings.get("sync", False):
+            settings.update({"sync": False})
+    except Exception:  # settings file not writable: the offline env var still holds
+        pass
+
+
+def recolour(name: str, pixel_colour: str | None) -> str:
+    """The model's card name with its colour replaced by the pixels' colour (wilds kept)."""
+    card = parse_card(name)
+    if card.is_wild or pixel_colour is None or pixel_colour == card.color:
+        return name
+    return f"{pixel_colour}_{card.symbol}"
+
+
+class YoloDetector:
+    """The shipped YOLO card model. `colour_check`: trust the pixels' colour over the
+    model's when the pixels are clear about it (colour confusions are the costly ones)."""
+
+    def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
+                 imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7) -> None:
+        path = Path(weights) if weights else default_weights()
+        if not path.exists():
+            raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
+        _offline()
+        from ultralytics import YOLO
+
+        self.path = path
+        self.model = YOLO(str(path), task="detect")
+        self.conf, self.iou = conf, iou
+        self.imgsz = imgsz or self._trained_size()
+        self.colour_check = colour_check
+        self.min_colour_share = min_colour_share
+        names = self.model.names
+        self.names = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
+        unknown = [n for n in self.names if n not in CARD_NAMES]
+        if unknown:
+            raise CompanionError(f"{path.name} is not a card model (unknown classes {unknown[:3]})")
+
+    def _trained_size(self) -> int:
+        try:
+            args = getattr(self.model, "overrides", {}) or {}
+            size = args.get("imgsz") or self.model.ckpt.get("train_args", {}).get("imgsz")  # type: ignore[union-attr]
+            return int(size if isinstance(size, int) else size[0])
+        except Exception:
+            return 256
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
+            raise CompanionError("detect() needs a BGR image")
+        result = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
+                                    verbose=False, device="cpu")[0]
+        boxes = result.boxes
+        out: list[Detection] = []
+        if boxes is None or len(boxes) == 0:
+            return out
+        xyxy = boxes.xyxy.cpu().numpy()
+        confs = boxes.conf.cpu().numpy()
+        classes = boxes.cls.cpu().numpy().astype(int)
+        for (x1, y1, x2, y2), c, k in zip(xyxy, confs, classes):
+            name = self.names[k]
+            if self.colour_check:
+                name = self._check_colour(frame, name, (x1, y1, x2, y2))
+            out.append(Detection(name, float(c), (float(x1), float(y1), float(x2), float(y2))))
+        out.sort(key=lambda d: d.confidence, reverse=True)
+        return out
+
+    def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
+        from companion.colour import card_colour
+
+        if parse_card(name).is_wild:
+            return name
+        h, w = frame.shape[:2]
+        x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
+        if x2 - x1 < 8 or y2 - y1 < 8:
+            return name
+        colour, share = card_colour(frame[y1:y2, x1:x2])
+        if colour is not None and share >= self.min_colour_share:
+            return recolour(name, colour)
+        return name
+
+
+@dataclass
+class FakeDetector:
+    """A test double: returns the preset detections (or what `script(frame)` returns)."""
+
+    detections: Sequence[Detection] = ()
+    script: Callable[[np.ndarray], Sequence[Detection]] | None = None
+    calls: int = field(default=0, init=False)
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        self.calls += 1
+        found = self.script(frame) if self.script else self.detections
+        return sorted(found, key=lambda d: d.confidence, reverse=True)
+
+
+__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "COLORS"]

@@ -1,0 +1,74 @@
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.commands.recognize import recognize
+from companion.detector import Detection, FakeDetector, recolour
+from companion.evaluation import evaluate, format_report, photo_set
+
+
+def test_detector_fake_returns_best_first():
+    fake = FakeDetector([Detection("red_5", 0.4, (0, 0, 1, 1)), Detection("blue_7", 0.9, (0, 0, 1, 1))])
+    assert [d.card for d in fake.detect(np.zeros((4, 4, 3), np.uint8))] == ["blue_7", "red_5"]
+    assert fake.calls == 1
+
+
+@pytest.mark.parametrize("name, pixels, expected", [
+    ("red_5", "blue", "blue_5"), ("red_skip", "green", "green_skip"), ("red_5", None, "red_5"),
+    ("wild_draw_four", "red", "wild_draw_four"), ("yellow_9", "yellow", "yellow_9"),
+])
+def test_detector_colour_check_keeps_symbol(name, pixels, expected):
+    assert recolour(name, pixels) == expected
+
+
+def test_recognize_corrupt_and_missing_files_get_an_error_and_the_run_goes_on(tmp_path):
+    good = tmp_path / "card.png"
+    cv2.imwrite(str(good), np.zeros((20, 20, 3), np.uint8))
+    bad = tmp_path / "corrupt.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")
+    fake = FakeDetector([Detection("green_3", 0.8, (1, 2, 3, 4))])
+    out = recognize([str(bad), str(good), str(tmp_path / "gone.jpg")], fake)
+    assert out[0] == {"image": str(bad), "error": "not a readable image"}
+    assert out[1] == {"image": str(good), "cards": [{"card": "green_3", "confidence": 0.8, "box": [1.0, 2.0, 3.0, 4.0]}]}
+    assert out[2]["error"] == "no such file"
+
+
+def _tree(tmp_path):
+    for name in ("red_5", "blue_7"):
+        (tmp_path / name).mkdir()
+        for i in range(2):
+            cv2.imwrite(str(tmp_path / name / f"{i}.png"), np.full((10, 10, 3), i * 50, np.uint8))
+    return tmp_path
+
+
+def test_eval_photos_counts_accuracy_confusions_and_misses(tmp_path):
+    pairs = photo_set(_tree(tmp_path))
+
+    def script(frame):
+        # Dark images are read as red_5; the others are missed.
+        return [Detection("red_5", 0.9, (0, 0, 1, 1))] if frame.mean() == 0 else []
+
+    report = evaluate(pairs, FakeDetector(script=script))
+    assert report.total == 4 and report.correct == 1
+    assert report.confusions[("blue_7", "red_5")] == 1
+    assert report.colour_errors == 0
+    assert len(report.not_found) == 2
+    assert "top-1 25.0%" in format_report(report, "tiny")
+
+
+def test_eval_photos_refuses_a_folder_that_is_not_a_card(tmp_path):
+    from companion.errors import UnknownCardError
+
+    (tmp_path / "red5").mkdir()
+    with pytest.raises(UnknownCardError, match="red_5"):
+        photo_set(tmp_path)
+
+
+def test_recognize_cli_bad_conf_is_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "companion.cli", "recognize", "--conf", "2", "x.jpg"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and r.stderr.strip().count("\n") == 0 and "--conf" in r.stderr

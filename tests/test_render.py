@@ -1,0 +1,43 @@
+import numpy as np
+import pytest
+
+from companion.cards import CARD_NAMES
+from companion.colour import card_colour
+from companion.render import ASPECT, DESIGNS, render_card
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_render_every_card_name_draws_a_distinct_face(design):
+    faces = {}
+    for name in CARD_NAMES:
+        face = render_card(name, design, 120)
+        assert face.shape == (120, round(120 * ASPECT), 4) and face.dtype == np.uint8
+        assert face[0, 0, 3] == 0 and face[60, 38, 3] == 255  # rounded corner clear, body opaque
+        faces[name] = face
+    # No two card names share a drawing.
+    digests = {f.tobytes() for f in faces.values()}
+    assert len(digests) == len(CARD_NAMES)
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_render_coloured_cards_read_as_their_colour(design):
+    for name in CARD_NAMES:
+        if name.startswith("wild"):
+            continue
+        colour, share = card_colour(render_card(name, design, 160)[:, :, :3])
+        assert colour == name.split("_")[0], name
+
+
+def test_render_designs_differ():
+    a = render_card("red_5", "classic", 120)
+    b = render_card("red_5", "modern", 120)
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 5
+
+
+def test_render_rejects_unknown_names_and_designs():
+    from companion.errors import UnknownCardError
+
+    with pytest.raises(UnknownCardError, match="red_5"):
+        render_card("red5")
+    with pytest.raises(ValueError, match="design"):
+        render_card("red_5", "retro")
