@@ -9,11 +9,11 @@ Data flows one way: the referee imports the engine and the store, never the web 
 """
 from __future__ import annotations
 
-import copy
 import json
 import logging
+import pickle
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 from companion.engine import Table, replay
 from companion.errors import CompanionError
@@ -24,6 +24,12 @@ __all__ = ["Referee", "BadEventError", "StoreError", "Subscriber"]
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[dict, list[dict]], None]
+
+
+def _copy(obj: object) -> Any:
+    """A deep copy of plain JSON-like data, several times faster than copy.deepcopy (this
+    runs for every event and every subscriber, on a Raspberry Pi)."""
+    return pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
 
 
 class BadEventError(CompanionError, ValueError):
@@ -42,7 +48,7 @@ class Referee:
         self._subscribers: list[Subscriber] = []
         self.game_id: str | None = store.last_unfinished()
         self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
-        self._state: dict = copy.deepcopy(self._table.state)
+        self._state: dict = _copy(self._table.state)
 
     # -- events in -----------------------------------------------------------------------
 
@@ -75,12 +81,12 @@ class Referee:
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
             notices = table.push(event)
             self._table, self.game_id = table, game_id
-            self._state = copy.deepcopy(table.state)
+            self._state = _copy(table.state)
             over = self._state.get("waiting_for") == "game_over"
             if over != was_over:
                 self._mark_finished(game_id, over)
             self._notify(notices)
-            return copy.deepcopy(notices)
+            return _copy(notices)
 
     def _table_for(self, event: dict | str) -> tuple[Table, str]:
         """The table and game id an event belongs to: a valid `game` event starts a new game
@@ -107,7 +113,7 @@ class Referee:
     def state(self) -> dict:
         """The current state object (table-log.md), a copy the caller may keep."""
         with self._lock:
-            return copy.deepcopy(self._state)
+            return _copy(self._state)
 
     @property
     def events(self) -> list:
@@ -133,6 +139,6 @@ class Referee:
         for callback in list(self._subscribers):
             try:
                 # Each subscriber gets its own copy: one cannot spoil what the next one sees.
-                callback(copy.deepcopy(self._state), copy.deepcopy(notices))
+                callback(_copy(self._state), _copy(notices))
             except Exception:  # a broken phone connection must not stop the referee
                 log.exception("subscriber %r failed", callback)
