@@ -6,8 +6,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from companion.engine import replay
 from companion.errors import InputFileError
+from companion.referee import Referee
+from companion.simulate import simulate_games
 from companion.store import EventStore, StoreError, default_db_path, read_jsonl
 
 GAME = {"type": "game", "players": ["Ann", "Bob", "Cid"]}
@@ -170,14 +174,7 @@ def test_read_jsonl_unreadable_is_one_line_error(tmp_path: Path, setup, message:
         read_jsonl(path)
     assert err.value.exit_code == 2 and "\n" not in str(err.value)
 
-
 # -- the store against the engine: what was stored replays to what was announced ----------
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
-from companion.engine import replay  # noqa: E402
-from companion.referee import Referee  # noqa: E402
-from companion.simulate import simulate_games  # noqa: E402
 
 RULE_SETS = [
     None,
