@@ -144,7 +144,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "vision": {
         "model": Key(_text, "", 'card model weights (.pt or .onnx); "" = the shipped model in models/'),
         "imgsz": Key(_int_range(0, 2048), 0, "model input size in pixels; 0 = the size it was trained at"),
-        "conf": Key(_number_range(0.01, 0.99), 0.5, "lowest confidence that counts as a card"),
+        "conf": Key(_number_range(0, 0.99), 0.0, "lowest confidence that counts as a card; 0 = the recognizer's own default"),
     },
     "gpio": {
         "enabled": Key(_bool, True, "use the Raspberry Pi's buttons and lights (a laptop carries on without)"),

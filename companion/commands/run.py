@@ -123,7 +123,7 @@ def make_detector(config: Config) -> Any:
         options["model"] = config.vision["model"]
     if config.vision.get("imgsz"):
         options["imgsz"] = config.vision["imgsz"]
-    if config.vision.get("conf") is not None:
+    if config.vision.get("conf"):
         options["conf"] = config.vision["conf"]
     return _construct(YoloDetector, options)
 
