@@ -425,3 +425,127 @@ def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> No
     referee = Referee(EventStore(tmp_path / "games.db"))
     with pytest.raises(CompanionError, match="cannot start the game from the configuration"):
         start_table(referee, Config(players=["Ann", "Bob"], rules={"hand_size": 0}), print)
+
+
+# -- end to end: a generated table video through watcher, referee, store and the phone page ------
+
+
+@pytest.fixture(scope="module")
+def table_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict]]:
+    """A short generated table video (a few seconds, 10 fps) and its true table log."""
+    from companion.tablevideo import make_video
+
+    folder = tmp_path_factory.mktemp("clip")
+    truth = make_video(folder / "table.mp4", plays=10, seed=5)
+    return folder / "table.mp4", truth
+
+
+def run_clip(clip: Any, truth: list[dict], db: Any, app_factory: Any = None) -> tuple[Any, Any]:
+    """Play the clip once through the real pipeline, a perfect recognizer from its truth, the
+    demo table bot for the phone-side decisions; returns (referee, companion) still running."""
+    from companion.camera import OpenCVSource
+    from companion.referee import Referee
+    from companion.store import EventStore
+    from companion.tablebot import TableBot
+    from companion.tablevideo import TruthDetector
+    from companion.watcher import Watcher
+    from companion.zones import Zones
+
+    referee = Referee(EventStore(db))
+    detector = TruthDetector(truth)
+    bot = TableBot(referee, truth[0]["players"], truth=truth)
+    vision = VisionLoop(
+        referee,
+        lambda: OpenCVSource(str(clip)),
+        lambda: Watcher(detector, Zones.default(640, 480)),
+        before_frame=lambda frame: setattr(detector, "t", frame.t),
+        on_pass=bot.new_pass,
+        on_event=bot.camera_event,
+        annotate=bot.annotate,
+    )
+    companion = Companion(referee, vision=vision, bot=bot)
+    companion.start()
+    assert vision.finished.wait(120), "the clip did not finish"
+    return referee, companion
+
+
+# -- crash and restart: a real `uno-companion run` process, killed with SIGKILL -------------------
+
+
+class RunProcess:
+    """`uno-companion run` as a subprocess on a temp config, store and port."""
+
+    def __init__(self, tmp_path: Any, *extra: str) -> None:
+        import os
+        import socket
+        import subprocess
+        import sys
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
+                   PYTHONUNBUFFERED="1", YOLO_OFFLINE="true")
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "run", "--no-gpio", "--host", "127.0.0.1",
+             "--port", str(self.port), "--db", str(tmp_path / "games.db"), "--status-every", "0.2", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                if text in line:
+                    return line
+            if self.proc.poll() is not None and not self._reader.is_alive():
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} never appeared; output:\n" + "\n".join(self.lines))
+
+    def kill(self) -> None:
+        import signal
+
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def interrupt(self) -> int:
+        import signal
+
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
+    from companion.engine import replay
+    from companion.store import EventStore
+
+    first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy")
+    started = first.wait_for("game: new game ")
+    game_id = started.split("game: new game ")[1].split()[0]
+    before = first.wait_for("| game: ").split("| game: ")[1]
+    first.kill()  # no clean shutdown at all
+
+    with EventStore(tmp_path / "games.db") as store:
+        stored = store.events(game_id)
+    assert [e["type"] for e in stored] == ["game", "deal"]
+
+    second = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy")
+    resumed = second.wait_for("game: resuming ")
+    assert game_id in resumed and "2 events" in resumed
+    assert second.wait_for("| game: ").split("| game: ")[1] == before
+    assert second.interrupt() == 0  # Ctrl-C: a clean stop
+    second.wait_for("stopped; every event is saved in")
+    with EventStore(tmp_path / "games.db") as store:
+        assert replay(store.events(game_id)).state["dealer"] == "Ann"
