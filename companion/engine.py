@@ -51,6 +51,19 @@ def playable(card: str, top: str | None, color: str | None) -> bool:
     return tc is not None and ts == s
 
 
+# the cards playable on each (top card, colour in force), filled as positions are met
+_PLAYABLE: dict[tuple[str | None, str | None], frozenset[str]] = {}
+
+
+def playable_set(top: str | None, color: str | None) -> frozenset[str]:
+    """Every card name `playable` on (top, colour): one set lookup instead of a call per card."""
+    key = (top, color)
+    got = _PLAYABLE.get(key)
+    if got is None:
+        got = _PLAYABLE[key] = frozenset(c for c in INFO if playable(c, top, color))
+    return got
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -73,11 +86,10 @@ class Table:
     # ------------------------------------------------------------------ public API
     def push(self, event: dict | str) -> list[dict]:
         """Apply one table-log line; return the notices it produced (never raises)."""
-        idx = len(self._events)
-        self._events.append(event)
-        out: list[dict] = []
-        self._out = out
-        self._cur = idx
+        events = self._events
+        self._cur = idx = len(events)
+        events.append(event)
+        self._out = out = []
         ev: dict | None
         if type(event) is dict:
             ev = event
@@ -92,8 +104,10 @@ class Table:
         if ev is None:  # a blank line: counted, not an event
             return out
         try:
-            kind = ev.get("type")
-            handler = _HANDLERS.get(kind) if type(kind) is str else None
+            try:
+                handler = _HANDLERS[ev["type"]]
+            except (KeyError, TypeError):  # no "type", or not a known name
+                handler = None
             if handler is None or self._phase == "game":
                 handler = self._handler(ev)
             handler(self, ev, False)
@@ -106,7 +120,7 @@ class Table:
             self._out = out = []
             self._reject(idx, ev, f"internal error ({type(exc).__name__}: {exc}); event ignored")
             return out
-        if ev["type"] != "undo":
+        if handler is not _H_UNDO:
             self._effective.append(idx)
         return out
 
@@ -276,6 +290,13 @@ class Table:
         self._n = n = len(names)
         self._rules = rules
         self._deck = rules.deck_counts
+        # coloured cards of this deck a plain play can apply directly: (colour, action or
+        # None for a number); seven_zero's 7 and 0 move hands, so they take the full path
+        self._fast_cards = {
+            c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1])
+            for c in rules.deck_counts
+            if INFO[c][0] is not None and not (rules.seven_zero and INFO[c][1] in ("7", "0"))
+        }
         self._deck_size = rules.deck_size
         self._cards = [0] * n
         self._scores = [0] * n
@@ -559,9 +580,37 @@ class Table:
 
     def _h_play(self, ev: dict, dry: bool) -> None:
         card = ev.get("card")
-        if (not dry and len(ev) == 2 and self._phase == "play" and not self._pending
-                and type(card) is str and card in self._deck and self._fast_play(card)):
-            return
+        if not dry and self._phase == "play" and not self._pending and len(ev) == 2:
+            # the common case, applied directly: a legal coloured card by the player on turn
+            # that leaves them more than one card (anything else takes the full path below)
+            fast = self._fast_cards.get(card) if type(card) is str else None
+            t = self._turn
+            cards = self._cards
+            if fast is not None and cards[t] > 2:  # type: ignore[index]
+                top, color = self._top, self._color
+                ok = _PLAYABLE.get((top, color)) or playable_set(top, color)
+                seen = self._seen
+                k = seen.get(card, 0)
+                if card in ok and k < self._deck[card]:
+                    cards[t] -= 1  # type: ignore[index]
+                    self._pile.append(card)
+                    seen[card] = k + 1
+                    self._top = card
+                    c, sym = fast
+                    self._color = c
+                    if self._window is not None:
+                        self._close_window(t)  # type: ignore[arg-type]
+                    self._drawn = False
+                    self._caller = None
+                    if sym is None:  # a number card
+                        self._turn = (t + self._dir) % self._n  # type: ignore[operator]
+                        return
+                    nt, nd, np, nv = self._coloured_effect(sym, t, self._dir, 0)  # type: ignore[arg-type]
+                    self._dir, self._pending = nd, np
+                    if nv is not None:
+                        self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
+                    self._turn = nt
+                    return
         card = self._card(card)
         color, sym = INFO[card]
         named = ev.get("color")
@@ -650,36 +699,6 @@ class Table:
             self._drawn = False
             self._caller = None
 
-    def _fast_play(self, card: str) -> bool:
-        """The common case, applied directly: a legal coloured card by the player on turn that
-        leaves them more than one card. Returns False (changing nothing) for anything else."""
-        c, sym = INFO[card]
-        if c is None or not playable(card, self._top, self._color):
-            return False
-        t = self._turn
-        cards = self._cards
-        if cards[t] < 3 or self._seen.get(card, 0) >= self._deck[card] or (  # type: ignore[index]
-                self._rules.seven_zero and sym in ("7", "0")):
-            return False
-        cards[t] -= 1  # type: ignore[index]
-        self._pile.append(card)
-        self._seen[card] = self._seen.get(card, 0) + 1
-        self._top = card
-        self._color = c
-        if self._window is not None:
-            self._close_window(t)  # type: ignore[arg-type]
-        self._drawn = False
-        self._caller = None
-        if sym.isdigit():
-            self._turn = (t + self._dir) % self._n  # type: ignore[operator]
-            return True
-        nt, nd, np, nv = self._coloured_effect(sym, t, self._dir, 0)  # type: ignore[arg-type]
-        self._dir, self._pending = nd, np
-        if nv is not None:
-            self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
-        self._turn = nt
-        return True
-
     def _open_window(self, actor: int, card: str) -> None:
         if self._cards[actor] != 1 or card in _NO_CALL or (
                 self._rules.seven_zero and INFO[card][1] in ("7", "0")):
@@ -744,10 +763,14 @@ class Table:
     def _h_draw(self, ev: dict, dry: bool) -> None:
         if (not dry and len(ev) == 1 and self._phase == "play" and not self._pending
                 and not self._drawn and self._draw_pile > 0):
+            # a plain draw of one card from a non-empty pile (`_draw` without the reshuffle)
             t = self._turn
             if self._window is not None:
                 self._close_window(t)  # type: ignore[arg-type]
-            self._draw(t, 1)  # type: ignore[arg-type]
+            self._draw_pile -= 1
+            self._cards[t] += 1  # type: ignore[index]
+            self._draw_seq = seq = self._draw_seq + 1
+            self._last_draw[t] = seq  # type: ignore[index]
             self._drawn = True
             return
         count = ev.get("count", 1)
@@ -793,7 +816,9 @@ class Table:
 
     def _h_pass(self, ev: dict, dry: bool) -> None:
         if not dry and self._drawn and self._phase == "play" and not self._pending:
-            self._advance(self._turn)  # type: ignore[arg-type]
+            self._drawn = False  # `_advance` inlined: the phase is already "play"
+            self._caller = None
+            self._turn = (self._turn + self._dir) % self._n  # type: ignore[operator]
             return
         self._expect("play")
         t = self._turn
@@ -1089,6 +1114,7 @@ def _event_of(note: dict) -> int:
     return note["event"]
 
 
+_H_UNDO = Table._h_undo
 _HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
     "game": Table._h_game,
     "deal": Table._h_deal,

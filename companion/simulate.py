@@ -15,21 +15,10 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator, Mapping
 
-from companion.engine import INFO, Table, playable
 from companion.cards import COLORS
+from companion.engine import _PLAYABLE, INFO, Table, playable
+from companion.engine import playable_set as _playable_set
 from companion.rules import parse_rules
-
-# the cards playable on each (top card, colour in force): the engine's `playable`, cached
-_PLAYABLE: dict[tuple[str, str | None], frozenset[str]] = {}
-
-
-def _playable_set(top: str, color: str | None) -> frozenset[str]:
-    key = (top, color)
-    got = _PLAYABLE.get(key)
-    if got is None:
-        got = _PLAYABLE[key] = frozenset(c for c in INFO if playable(c, top, color))
-    return got
-
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 _EMPTY: dict = {}
@@ -40,7 +29,8 @@ class SimulationError(RuntimeError):
 
 
 class _Sim:
-    def __init__(self, players: int, seed: int, rules: Mapping[str, Any] | None) -> None:
+    def __init__(self, players: int, seed: int, rules: Mapping[str, Any] | None,
+                 mistakes: bool = True) -> None:
         if not 2 <= players <= len(NAMES):
             raise ValueError(f"players must be 2 to {len(NAMES)}")
         self.rng = random.Random(seed)
@@ -55,6 +45,9 @@ class _Sim:
         self.seq = 0
         self.random = self.rng.random
         self.lean = not self.rules.jump_in
+        # False: a table that makes no mistakes and never leaves a choice to chance it need
+        # not (every UNO called, wild colours named in the play, points said at scoring)
+        self.mistakes = mistakes
         # coloured cards with no effect the simulator must mirror (the lean path plays them)
         self.plain = frozenset(c for c, (col, sym) in INFO.items() if col is not None and not (
             self.rules.seven_zero and sym in ("7", "0")))
@@ -159,7 +152,7 @@ class _Sim:
                 self.target = rng.choice([i for i in range(self.n) if i != p])
             elif self.rules.seven_zero and sym == "0":
                 self.effect = ("zero", p)
-        inline = wild and not last and rng.random() < 0.5
+        inline = wild and not last and (not self.mistakes or rng.random() < 0.5)
         if inline:
             ev["color"] = self.best_color(p)
         self.push(ev)
@@ -176,6 +169,9 @@ class _Sim:
         w = t._window
         if w is None or t._window_called:
             return
+        if not self.mistakes:
+            self.push({"type": "uno", "player": self.names[w]})
+            return
         r = rng.random()
         if r < 0.55:
             self.push({"type": "uno", "player": self.names[w]})
@@ -188,6 +184,9 @@ class _Sim:
 
     def turn(self) -> None:
         """One decision in phase play / challenge / take_back."""
+        if not self.mistakes:
+            self.clean_turn()
+            return
         t = self.table
         rng, names = self.rng, self.names
         phase = t._phase
@@ -265,6 +264,132 @@ class _Sim:
             self.uno_calls()
         else:  # nothing left to draw anywhere and nothing to play
             self.push({"type": "pass"})
+
+    def clean_turn(self) -> None:
+        """One decision of a table without mistakes (phase play or challenge): answer or take
+        a pending penalty, else play a random legal card, else draw, else pass."""
+        t, rng, hands = self.table, self.rng, self.hands
+        p = self.on_turn()
+        hand = hands[p]
+        pending = t._pending
+        if pending:
+            answers = [c for c in hand if t._answers(c)]
+            if answers:
+                self.play(p, rng.choice(answers))
+                self.uno_calls()
+            else:
+                self.push({"type": "draw", "count": pending})
+            return
+        ok = _playable_set(t._top, t._color)  # type: ignore[arg-type]
+        if t._drawn:
+            if hand[-1] in ok:
+                self.play(p, hand[-1])
+                self.uno_calls()
+            elif self.rules.draw_until_playable and t._available() > 0:
+                self.push({"type": "draw"})
+            else:
+                self.push({"type": "pass"})
+            return
+        legal = [c for c in hand if c in ok]
+        if legal:
+            self.play(p, rng.choice(legal))
+            self.uno_calls()
+        elif t._available() > 0:
+            self.push({"type": "draw"})
+        else:
+            self.push({"type": "pass"})
+
+    def play_hand_clean(self) -> None:
+        """`play_hand` for a table without mistakes, every common decision inlined: play a
+        random legal card (a wild's colour named in the play event), draw when nothing fits,
+        play the drawn card if it fits or pass, call UNO when down to one card. Anything
+        else (a pending penalty, a house rule that moves cards) goes to `clean_turn`."""
+        t = self.table
+        tpush = t.push
+        out = self.out
+        append = out.append
+        rnd = self.random
+        hands = self.hands
+        discard = self.discard
+        draw = self.draw
+        names = self.names
+        get_ok = _PLAYABLE.get
+        simple = self.lean and not self.rules.seven_zero and not self.rules.draw_until_playable
+        inline_wild = _INLINE_WILD
+        colour_of = _COLOUR_OF
+        steps = 0
+        while True:
+            steps += 1
+            if steps > 5000:
+                raise SimulationError("a hand did not end after 5000 decisions")
+            if t._phase != "play" or t._pending or not simple:
+                if t._phase not in _IN_PLAY:
+                    return
+                self.clean_turn()
+                continue
+            p = t._turn
+            hand = hands[p]  # type: ignore[index]
+            ok = get_ok((t._top, t._color)) or _playable_set(t._top, t._color)
+            if t._drawn:
+                card = hand[-1]
+                if card not in ok:
+                    ev: dict = {"type": "pass"}
+                    notes = tpush(ev)
+                    append(ev)
+                    if notes:
+                        self.check(ev, notes)
+                    continue
+            else:
+                legal = list(filter(ok.__contains__, hand))
+                if not legal:
+                    ev = {"type": "draw"} if t._draw_pile + len(t._pile) > 1 else {"type": "pass"}
+                    seq = t._draw_seq
+                    notes = tpush(ev)
+                    append(ev)
+                    if notes:
+                        self.check(ev, notes)
+                    # a plain draw of one card: take it here, else sync (reshuffle)
+                    if t._draw_seq == seq + 1 == self.seq + 1 and draw and \
+                            t._cards[p] == len(hand) + 1:
+                        self.seq = seq + 1
+                        i = int(rnd() * len(draw))
+                        draw[i], draw[-1] = draw[-1], draw[i]
+                        hand.append(draw.pop())
+                    elif t._draw_seq != self.seq:
+                        self.sync()
+                    continue
+                card = legal[int(rnd() * len(legal))]
+            colour = colour_of[card]
+            if colour is None:
+                if card not in inline_wild:  # a wild with a physical effect
+                    self.play(p, card)  # type: ignore[arg-type]
+                    self.uno_calls()
+                    continue
+                hand.remove(card)
+                discard.append(card)
+                ev = {"type": "play", "card": card, "color": _top_color(hand)} if hand else \
+                    {"type": "play", "card": card}
+            else:
+                hand.remove(card)
+                discard.append(card)
+                ev = {"type": "play", "card": card}
+            notes = tpush(ev)
+            append(ev)
+            if notes:
+                self.check(ev, notes)
+            if t._draw_seq != self.seq:
+                self.sync()
+            w = t._window
+            if w is not None and not t._window_called:
+                ev = {"type": "uno", "player": names[w]}
+                notes = tpush(ev)
+                append(ev)
+                self.check(ev, notes)
+
+    @staticmethod
+    def check(ev: dict, notes: list[dict]) -> None:
+        if notes and notes[0]["kind"] == "rejected":
+            raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
 
     def play_hand(self) -> None:
         """Decide until the hand ends. The common case (the player on turn plays a plain
@@ -374,13 +499,16 @@ class _Sim:
                 self.discard.append(card)
         if t._phase == "color":
             self.push({"type": "color", "color": rng.choice(COLORS)})
-        self.play_hand()
+        if self.mistakes:
+            self.play_hand()
+        else:
+            self.play_hand_clean()
         # scores: the losers show their hands (or say their points)
         w = t._hand_winner
         for i in range(self.n):
             if i == w:
                 continue
-            if rng.random() < 0.6:
+            if self.mistakes and rng.random() < 0.6:
                 self.push({"type": "reveal", "player": self.names[i],
                                  "cards": list(self.hands[i])})
             else:
@@ -388,19 +516,37 @@ class _Sim:
                 self.push({"type": "points", "player": self.names[i], "points": pts})
 
 
+def _top_color(hand: list[str]) -> str:
+    """The colour a careful player names for a wild: the one they hold most of."""
+    counts = dict.fromkeys(COLORS, 0)
+    for card in hand:
+        col = INFO[card][0]
+        if col is not None:
+            counts[col] += 1
+    return max(COLORS, key=counts.__getitem__)
+
+
+# wilds whose whole effect the engine tracks (no real cards move between hands)
+_COLOUR_OF = {name: c for name, (c, _) in INFO.items()}
+_INLINE_WILD = frozenset(("wild", "wild_draw_four", "wild_customizable"))
+_IN_PLAY = frozenset(("play", "challenge"))
 _POINTS = {name: (50 if c is None and name != "wild_swap_hands" else 40 if c is None else
                   int(s) if s.isdigit() else 20) for name, (c, s) in INFO.items()}
 
 
 def simulate_games(players: int, hands: int, seed: int,
                    rules: Mapping[str, Any] | None = None,
-                   table: list[Table] | None = None) -> Iterator[dict]:
+                   table: list[Table] | None = None, mistakes: bool = True) -> Iterator[dict]:
     """Yield the table log of `hands` random hands (new games start when one is won).
+
+    `mistakes=False` plays like a game program (rlcard): no illegal cards, forgotten UNO
+    calls, catches, bluffs or challenges; a wild's colour is named in its play event and the
+    losers say their points.
 
     `table`, if given, receives the live `Table` the events were fed to (for benchmarks and
     tests that want the final state without replaying).
     """
-    sim = _Sim(players, seed, rules)
+    sim = _Sim(players, seed, rules, mistakes)
     if table is not None:
         table.append(sim.table)
     sim.new_game()

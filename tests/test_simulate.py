@@ -32,6 +32,28 @@ def test_simulate_log_replays_without_rejections(players, rules):
     assert state["waiting_for"] in ("deal", "game_over")
 
 
+@pytest.mark.parametrize("players, rules", [
+    (2, None), (4, None), (4, {"stacking": True, "jump_in": True}), (5, {"seven_zero": True}),
+    (6, {"deck": "modern", "draw_until_playable": True}), (10, {"deck": "swap"}),
+    (3, {"uno_catch": "players", "scoring": "lowest_wins", "target": 100}),
+])
+def test_simulate_without_mistakes_plays_a_clean_legal_game(players, rules):
+    log = list(simulate_games(players, 12, 3, rules, mistakes=False))
+    state = replay(log).state
+    kinds = collections.Counter(n["kind"] for n in state["notices"])
+    for kind in ("rejected", "illegal_play", "uno_penalty", "catch_void", "count_mismatch",
+                 "challenge_upheld", "challenge_failed"):
+        assert kinds[kind] == 0, kind
+    assert kinds["hand_won"] == 12 and kinds["uno_called"] > 0
+    types = collections.Counter(ev["type"] for ev in log)
+    for kind in ("take_back", "catch", "challenge", "verdict", "reveal"):
+        assert types[kind] == 0, kind
+    assert types["deal"] == 12 and types["points"] == 12 * (players - 1)
+    # a wild's colour rides on its play event
+    assert any(ev["type"] == "play" and "color" in ev for ev in log)
+    assert list(simulate_games(players, 12, 3, rules, mistakes=False)) == log
+
+
 def test_simulate_plays_the_requested_number_of_hands():
     log = list(simulate_games(3, 5, 2))
     assert sum(1 for ev in log if ev["type"] == "deal") == 5
@@ -84,16 +106,17 @@ def test_simulate_command_rejects_bad_player_counts(capsys):
     assert info.value.code == 2
 
 
+@pytest.mark.parametrize("mistakes", [True, False])
 @pytest.mark.parametrize("players, rules", [
     (2, None), (4, {"stacking": True, "jump_in": True, "seven_zero": True}),
     (7, {"deck": "modern", "hand_size": 12}), (10, {"deck": "swap", "swap_cards": 4}),
 ])
-def test_simulate_real_cards_match_what_the_engine_tracks(players, rules):
+def test_simulate_real_cards_match_what_the_engine_tracks(players, rules, mistakes):
     """Before each draw, pass or call the physical table equals the engine's bookkeeping:
     the same cards on the discard pile, the same draw pile size and hand sizes."""
     from companion.simulate import _Sim
 
-    sim = _Sim(players, 11, rules)
+    sim = _Sim(players, 11, rules, mistakes)
     table = sim.table
     real_push = table.push
     checked = 0
