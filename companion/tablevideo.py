@@ -495,12 +495,14 @@ class TableVideo:
     def _frames_for(self, seconds: float) -> int:
         return max(1, int(round(seconds * self.spec.fps)))
 
-    def _reach(self, seat_pt, target, held_fn, seconds):
+    def _reach(self, start, target, held_fn, seconds, seat=None):
+        """Move the palm from `start` to `target`; the arm always comes from `seat` (default start)."""
+        seat = seat or start
         n = self._frames_for(seconds)
         for i in range(1, n + 1):
             u = _ease(i / n)
-            palm = (seat_pt[0] + (target[0] - seat_pt[0]) * u, seat_pt[1] + (target[1] - seat_pt[1]) * u)
-            yield self._frame((seat_pt, palm), held_fn(palm, u))
+            palm = (start[0] + (target[0] - start[0]) * u, start[1] + (target[1] - start[1]) * u)
+            yield self._frame((seat, palm), held_fn(palm, u))
 
     def _linger(self, seat_pt, palm, held, long: bool):
         n = self._frames_for(self.prng.uniform(1.2, 3.0) if long else self.prng.uniform(0.0, 0.3))
@@ -560,7 +562,7 @@ class TableVideo:
             top = self.pile[-1] if self.pile else None
             while True:  # a new card never lands exactly on the old one
                 p = Placed(step.card or "back", cx + self.prng.uniform(-22, 22), cy + self.prng.uniform(-20, 20), self.prng.uniform(-35, 35))
-                if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 7 or abs(p.angle - top.angle) > 8:
+                if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 10 or abs(p.angle - top.angle) > 10:
                     break
             dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
             n = math.hypot(dx, dy) or 1.0
@@ -573,7 +575,7 @@ class TableVideo:
             visible["box"] = self._box(p)
             self._pending.append((visible, "discard"))
             yield from self._linger(seat_pt, palm, [], self.prng.random() < s.linger_rate)
-            yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7))
+            yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7), seat=seat_pt)
             for line in step.lines[1:]:
                 self._log(line, max(self._now(), visible.get("t", 0)))
             yield from self._idle(self.prng.uniform(0.3, 1.2))
@@ -602,14 +604,14 @@ class TableVideo:
             yield from self._reach(seat_pt, palm, lambda pm, u: [], self.prng.uniform(0.5, 0.8))
             for line in step.lines:
                 self._log(line, self._now())
-            yield from self._reach(palm, seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 10)], self.prng.uniform(0.4, 0.7))
+            yield from self._reach(palm, seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 10)], self.prng.uniform(0.4, 0.7), seat=seat_pt)
             yield from self._idle(self.prng.uniform(0.3, 0.9))
         elif step.kind in ("clear", "reshuffle"):
             cx, cy = self.pile_centre
             yield from self._reach(seat_pt, (cx, cy), lambda pm, u: [], self.prng.uniform(0.6, 0.9))
             self.pile = [] if step.kind == "clear" else self.pile[-1:]
             self._touch()
-            yield from self._reach((cx, cy), seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 20)], self.prng.uniform(0.5, 0.8))
+            yield from self._reach((cx, cy), seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 20)], self.prng.uniform(0.5, 0.8), seat=seat_pt)
             yield from self._idle(self.prng.uniform(0.5, 1.0))
         elif step.kind == "bump":
             if len(self.pile) > 1:
@@ -651,13 +653,13 @@ class TableVideo:
         visible["boxes"] = [self._box(p) for p in placed]
         self._pending.append((visible, "reveal"))
         yield from self._linger(seat_pt, palm, [], False)
-        yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7))
+        yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7), seat=seat_pt)
         yield from self._idle(self.prng.uniform(2.5, 3.5))
         yield from self._reach(seat_pt, palm, lambda pm, u: [], self.prng.uniform(0.5, 0.8))
         self.reveal = []
         self._touch()
         visible["t_clear"] = round(self._now(), 3)
-        yield from self._reach(palm, seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 15)], self.prng.uniform(0.4, 0.7))
+        yield from self._reach(palm, seat_pt, lambda pm, u: [Placed("back", pm[0], pm[1], 15)], self.prng.uniform(0.4, 0.7), seat=seat_pt)
         yield from self._idle(self.prng.uniform(0.8, 1.2))
 
 

@@ -1,0 +1,172 @@
+"""`uno-companion bench-watch [--videos N] [--plays P]`: watcher accuracy, latency and speed.
+
+Generates table videos (at least 200 cards laid in total by default), runs the watcher on
+each as fast as it can, and compares what it said with the truth: phantom events, missed
+events, wrong card names, confirmation latency (card at rest -> event, in video time) and
+processing frames per second. `--detector truth` (default) is a perfect recognizer built
+from the truth; `--detector yolo` uses the shipped model.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+HELP = "watcher accuracy and latency on generated videos"
+_KIND = {"flip": "card", "play": "card", "take_back": "take_back", "reveal": "reveal"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--videos", type=int, default=4, help="videos to generate (default 4)")
+    parser.add_argument("--plays", type=int, default=55, help="cards laid per video, at least (default 55)")
+    parser.add_argument("--seed", type=int, default=100, help="first seed (default 100)")
+    parser.add_argument("--detector", choices=("truth", "yolo"), default="truth", help="recognizer (default truth)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the generated videos in this folder")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+
+
+def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> dict:
+    """Match watcher events to the truth's camera-visible events, in time order.
+
+    An event matches a true one of the same kind (flip and play both count as a card laid)
+    made between the card landing and 3 s after it came to rest. Unmatched events are
+    phantoms, unmatched truths are missed, a matched card or reveal with other names is wrong.
+    """
+    wanted = [line for line in truth if line.get("type") in _KIND]
+    used = [False] * len(events)
+    latencies: list[float] = []
+    missed, wrong, wrong_kind = [], [], 0
+    for line in wanted:
+        lo = line.get("t_land", line["t"]) - 0.05
+        hi = line["t"] + 3.0
+        match = None
+        for k, ev in enumerate(events):
+            if not used[k] and _KIND.get(ev.get("type")) == _KIND[line["type"]] and lo <= ev["t"] <= hi:
+                match = k
+                break
+        if match is None:
+            missed.append(line)
+            continue
+        used[match] = True
+        ev = events[match]
+        latencies.append(ev["t"] - line["t"])
+        if line["type"] in ("flip", "play"):
+            if ev.get("card") != line["card"]:
+                wrong.append((line, ev))
+            if ev["type"] != line["type"]:
+                wrong_kind += 1
+        elif line["type"] == "reveal" and sorted(ev.get("cards", [])) != sorted(line["cards"]):
+            wrong.append((line, ev))
+    phantoms = [ev for k, ev in enumerate(events) if not used[k]]
+    lat_ms = sorted(1000 * x for x in latencies)
+
+    def pct(p: float) -> float:
+        if not lat_ms:
+            return 0.0
+        return lat_ms[min(len(lat_ms) - 1, int(round(p / 100 * (len(lat_ms) - 1))))]
+
+    cards = sum(1 for line in wanted if _KIND[line["type"]] == "card")
+    return {
+        "true_events": len(wanted),
+        "cards_laid": cards,
+        "take_backs": sum(1 for line in wanted if line["type"] == "take_back"),
+        "reveals": sum(1 for line in wanted if line["type"] == "reveal"),
+        "events": len(events),
+        "phantom": len(phantoms),
+        "missed": len(missed),
+        "missed_pct": round(100 * len(missed) / max(1, len(wanted)), 2),
+        "wrong_names": len(wrong),
+        "wrong_kind": wrong_kind,
+        "latency_ms": {"p50": round(pct(50)), "p95": round(pct(95)), "max": round(lat_ms[-1]) if lat_ms else 0},
+        "latency_frames": {"p50": round(pct(50) * fps / 1000, 1), "p95": round(pct(95) * fps / 1000, 1),
+                           "max": round((lat_ms[-1] if lat_ms else 0) * fps / 1000, 1)},
+        "_phantoms": phantoms, "_missed": missed, "_wrong": wrong,
+    }
+
+
+def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) -> tuple[list[dict], int, float, int]:
+    """Watch one video as fast as possible; returns (events, frames, seconds, detector calls)."""
+    from companion.camera import OpenCVSource
+    from companion.tablevideo import TruthDetector
+    from companion.watcher import Watcher
+    from companion.zones import Zones
+
+    fake = TruthDetector(truth) if detector_kind == "truth" else None
+    det = fake or detector
+    source = OpenCVSource(str(path))
+    source.open()
+    watcher = None
+    events: list[dict] = []
+    spent = 0.0
+    try:
+        while (frame := source.read()) is not None:
+            if watcher is None:
+                h, w = frame.image.shape[:2]
+                watcher = Watcher(det, Zones.default(w, h))
+            if fake is not None:
+                fake.t = frame.t
+            start = time.perf_counter()
+            events.extend(watcher.feed(frame.image, frame.t))
+            spent += time.perf_counter() - start
+    finally:
+        source.close()
+    return events, (watcher.frames if watcher else 0), spent, (watcher.detector_calls if watcher else 0)
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.errors import CompanionError
+    from companion.tablevideo import VideoSpec, make_video
+
+    if args.videos < 1 or args.plays < 1:
+        raise CompanionError("--videos and --plays must be at least 1")
+    detector = None
+    if args.detector == "yolo":
+        from companion.detector import YoloDetector
+
+        detector = YoloDetector()
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-watch-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    all_truth: list[dict] = []
+    all_events: list[dict] = []
+    frames, seconds, calls = 0, 0.0, 0
+    offset = 0.0
+    for k in range(args.videos):
+        seed = args.seed + k
+        path = folder / f"bench-{seed}.mp4"
+        design = "classic" if k % 2 == 0 else "modern"
+        truth = make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
+        events, n, s, c = run_video(path, truth, args.detector, detector)
+        frames, seconds, calls = frames + n, seconds + s, calls + c
+        # one long timeline, so matching never crosses videos
+        all_truth += [{**line, "t": line["t"] + offset, **({"t_land": line["t_land"] + offset} if "t_land" in line else {})}
+                      for line in truth if "t" in line]
+        all_events += [{**ev, "t": ev["t"] + offset} for ev in events]
+        offset += 10_000.0
+        if not args.keep:
+            path.unlink(missing_ok=True)
+            path.with_suffix(".jsonl").unlink(missing_ok=True)
+    result = score(all_truth, all_events)
+    result["frames"] = frames
+    result["fps"] = round(frames / seconds, 1) if seconds else 0.0
+    result["detector_calls"] = calls
+    result["detector"] = args.detector
+    details = {k: result.pop(k) for k in ("_phantoms", "_missed", "_wrong")}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        lat, latf = result["latency_ms"], result["latency_frames"]
+        print(f"videos {args.videos}, cards laid {result['cards_laid']}, take-backs {result['take_backs']}, "
+              f"reveals {result['reveals']}, frames {frames}, detector {args.detector}")
+        print(f"phantom {result['phantom']}, missed {result['missed']} ({result['missed_pct']}%), "
+              f"wrong names {result['wrong_names']}, wrong flip/play {result['wrong_kind']}")
+        print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms, max {lat['max']} ms "
+              f"(frames p50 {latf['p50']}, p95 {latf['p95']}, max {latf['max']})")
+        print(f"processing {result['fps']} fps, {calls} detector calls")
+        for name, items in details.items():
+            for item in items[:10]:
+                print(f"  {name[1:]}: {json.dumps(item)}")
+    return 0

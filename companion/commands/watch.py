@@ -1,0 +1,69 @@
+"""`uno-companion watch SOURCE [--zones FILE] [--json] [--fake-truth TRUTH.jsonl]`."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+HELP = "turn a camera or video into table events"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="a video file, a folder of images, a camera index (0), a stream URL, or 'picamera'")
+    parser.add_argument("--zones", help="zones JSON file (default: the layout of the generated videos)")
+    parser.add_argument("--json", action="store_true", help="print bare JSON Lines (default adds nothing else either; "
+                        "without it a summary line goes to stderr at the end)")
+    parser.add_argument("--fake-truth", metavar="TRUTH.jsonl",
+                        help="name cards from a generated video's truth instead of the model (a perfect recognizer)")
+    parser.add_argument("--weights", help="model weights (default: the shipped model)")
+    parser.add_argument("--realtime", action="store_true", help="play files at their real speed")
+    parser.add_argument("--find-zones", metavar="OUT.json", help="find the zones from the source, save them, and stop")
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.camera import ResilientSource, open_source
+    from companion.zones import Zones, find_zones
+
+    logging.basicConfig(level=logging.WARNING, format="uno-companion watch: %(message)s")
+    source = open_source(args.source, realtime=args.realtime)
+    if args.find_zones:
+        source.open()
+        try:
+            def frames():
+                while (f := source.read()) is not None:
+                    yield f.image
+            zones = find_zones(frames())
+        finally:
+            source.close()
+        zones.save(args.find_zones)
+        print(f"zones written to {args.find_zones}: discard {zones.to_dict()['discard']}")
+        return 0
+    zones = Zones.load(args.zones) if args.zones else None
+    truth = None
+    if args.fake_truth:
+        from companion.tablevideo import TruthDetector, read_truth
+
+        truth = TruthDetector(read_truth(args.fake_truth))
+        detector = truth
+    else:
+        from companion.detector import YoloDetector
+
+        detector = YoloDetector(args.weights) if args.weights else YoloDetector()
+    from companion.watcher import Watcher
+
+    watcher = None
+    count = 0
+    resilient = ResilientSource(source, loop=False)
+    for frame in resilient.frames():
+        if watcher is None:
+            h, w = frame.image.shape[:2]
+            watcher = Watcher(detector, (zones or Zones.default(w, h)))
+        if truth is not None:
+            truth.t = frame.t
+        for event in watcher.feed(frame.image, frame.t):
+            print(json.dumps(event), flush=True)
+            count += 1
+    if not args.json:
+        print(f"{count} events from {watcher.frames if watcher else 0} frames", file=sys.stderr)
+    return 0

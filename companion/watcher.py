@@ -1,0 +1,324 @@
+"""From frames to table events: `flip`, `play`, `take_back` and `reveal`.
+
+The watcher decides only on still pictures. Every frame it does cheap work on a small grey
+copy (about 160 pixels wide): motion inside the discard pile and reveal zones, and, once a
+zone has been still for `still_frames` frames, whether an arm reaches into it from the edge
+of the picture (a hand resting over the pile is not a card). Only then does it compare the
+zone with the last settled picture of it, in an illumination-free form (high-passed log
+brightness: shadows and lighting drift are smooth, cards have edges), and only a settled
+change that is card-sized, not a small shift of the whole pile (a bump, camera shake) and
+not the picture from before the top card (a take-back) calls the detector to name the card.
+
+So a second `red_5` on a `red_5` is a new `play`: its position and angle differ, and the
+change is judged on the picture, not on the name. A card on an empty pile is a `flip`.
+Cards laid in the reveal area become one `reveal` with every card name; the watcher cannot
+know whose hand it is, so the event has no `player` key and the run layer fills it in.
+Every event carries `t`, the time of the frame that confirmed it.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.zones import Zones
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _PileCard:
+    name: str
+    before: np.ndarray | None  # features of the zone before this card was laid
+
+
+@dataclass
+class _ZoneState:
+    name: str
+    mask: np.ndarray  # bool, work resolution
+    core: np.ndarray  # bool: the zone without its rim, where motion is watched
+    bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 at work resolution
+    area: int
+    still: int = 0
+    ref: np.ndarray | None = None  # features at the last settled moment
+    empty: np.ndarray | None = None  # features of the zone with no card on it, when known
+    attempts: int = 0  # detector calls that found no card for the current change
+    pile: list[_PileCard] = field(default_factory=list)
+
+
+class Watcher:
+    """Feed it frames (`feed(frame, t)`); it returns the table events each frame confirms."""
+
+    def __init__(
+        self,
+        detector,
+        zones: Zones,
+        still_frames: int = 2,
+        work_width: int = 160,
+        motion_level: float = 18.0,
+        feature_level: float = 0.16,
+        min_change: float = 0.025,
+        max_attempts: int = 3,
+        absorb_s: float = 3.0,
+        occlusion_level: float = 32.0,
+        motion_share: float = 0.015,
+    ):
+        self.detector = detector
+        self.zones = zones
+        self.still_frames = still_frames
+        self.work_width = work_width
+        self.motion_level = motion_level
+        self.feature_level = feature_level
+        self.min_change = min_change  # share of the zone that must change to count as a card
+        self.max_attempts = max_attempts
+        # outside the zones, a picture still for this long becomes background (a cup, a bumped
+        # camera); an arm never does while it is part of a hand over a zone
+        self.absorb_s = absorb_s
+        self.occlusion_level = occlusion_level
+        self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
+        self._age: np.ndarray | None = None
+        self._age_t: np.ndarray | None = None
+        self._outside: np.ndarray | None = None
+        self.detector_calls = 0
+        self.frames = 0
+        self._shape: tuple[int, int] | None = None
+        self._scale = 1.0
+        self._prev: np.ndarray | None = None
+        self._bg: np.ndarray | None = None
+        self._zones: dict[str, _ZoneState] = {}
+        self._started = False
+
+    # -- per-frame work --------------------------------------------------------------------------
+    def _setup(self, frame: np.ndarray) -> None:
+        h, w = frame.shape[:2]
+        self._scale = self.work_width / w
+        ws = (int(round(h * self._scale)), self.work_width)
+        self._shape = ws
+        zones = self.zones.scaled_to(w, h) if tuple(self.zones.frame) != (w, h) else self.zones
+        self._full_zones = zones
+        for name in ("discard", "reveal"):
+            if not zones.polygon(name):
+                continue
+            mask = zones.mask(name, ws) > 0
+            ys, xs = np.nonzero(mask)
+            if len(xs) == 0:
+                continue
+            core = zones.mask(name, ws, dilate=-0.14) > 0
+            self._zones[name] = _ZoneState(
+                name, mask, core, (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1), int(mask.sum())
+            )
+        inside = np.zeros(ws, bool)
+        for zone in self._zones.values():
+            inside |= zone.mask
+        self._outside = ~inside
+
+    def _prepare(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        import cv2
+
+        small = cv2.resize(frame, (self._shape[1], self._shape[0]), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (3, 3), 0)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lg = np.log1p(gray)
+        feat = lg - cv2.GaussianBlur(lg, (0, 0), 5)
+        # colour with the overall brightness divided out: an arm differs from felt and cards by
+        # colour over its whole width, where the edge-only features see just its outline
+        colour = small.astype(np.float32)
+        colour *= 128.0 / max(1.0, float(gray.mean()))
+        return gray, feat, colour
+
+    def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+        """Look at one BGR frame taken at time `t` (seconds); returns the events it confirms."""
+        if frame is None or frame.ndim != 3:
+            return []
+        if self._shape is None:
+            self._setup(frame)
+        self.frames += 1
+        gray, feat, colour = self._prepare(frame)
+        prev, self._prev = self._prev, gray
+        if prev is None or prev.shape != gray.shape:
+            return []
+        moving = np.abs(gray - prev) > self.motion_level
+        if self._age_t is None:
+            self._age_t = np.full(gray.shape, t, np.float32)
+        self._age_t[moving] = t  # time each pixel last moved
+        events: list[dict] = []
+        for zone in self._zones.values():
+            # motion in the rim is mostly the shadow of an arm going away: watch the core
+            if np.count_nonzero(moving & zone.core) > max(4, self.motion_share * zone.area):
+                zone.still = 0
+            else:
+                zone.still += 1
+        settled = [z for z in self._zones.values() if z.still >= self.still_frames]
+        if not settled:
+            return events
+        if self._bg is None:
+            self._bg = colour.copy()
+        age = t - self._age_t
+        # inside a zone only after much longer: a hand resting on the pile must stay a hand
+        absorb = (age >= self.absorb_s) & (self._outside | (age >= 2 * self.absorb_s))
+        self._bg[absorb] = colour[absorb]
+        occluded = self._occluded(colour)
+        if not self._started:
+            if all(z.still >= self.still_frames for z in self._zones.values()) and not any(occluded.values()):
+                self._start(frame, feat)
+            return events
+        for zone in settled:
+            if occluded.get(zone.name):
+                continue
+            if zone.name == "discard":
+                events.extend(self._discard(zone, frame, feat, t))
+            else:
+                events.extend(self._reveal(zone, frame, feat, t))
+            self._bg[zone.mask] = colour[zone.mask]
+        return events
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _occluded(self, colour: np.ndarray) -> dict[str, bool]:
+        """A zone is occluded when a change reaching it also reaches the picture's edge: an arm."""
+        import cv2
+
+        diff = (np.abs(colour - self._bg).max(axis=2) > self.occlusion_level).astype(np.uint8)
+        diff = cv2.dilate(diff, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        h, w = diff.shape
+        edge = [
+            i for i in range(1, n)
+            if stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w or stats[i, 1] + stats[i, 3] >= h
+        ]
+        out = {}
+        for zone in self._zones.values():
+            out[zone.name] = bool(edge) and bool(np.isin(labels[zone.mask], edge).any())
+        return out
+
+    def _changed(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, align: bool = False) -> tuple[int, np.ndarray]:
+        """How many zone pixels differ between two feature pictures (after a small shift if `align`)."""
+        import cv2
+
+        x0, y0, x1, y1 = zone.bbox
+        pa, pb = a[y0:y1, x0:x1], b[y0:y1, x0:x1]
+        m = zone.mask[y0:y1, x0:x1]
+        if align:
+            best = None
+            for dy in (-2, -1, 0, 1, 2):
+                for dx in (-2, -1, 0, 1, 2):
+                    shifted = np.roll(pb, (dy, dx), axis=(0, 1))
+                    d = (np.abs(pa - shifted) > self.feature_level) & m
+                    d[:2, :] = d[-2:, :] = False
+                    d[:, :2] = d[:, -2:] = False
+                    c = int(d.sum())
+                    if best is None or c < best[0]:
+                        best = (c, d)
+            count, d = best
+        else:
+            d = (np.abs(pa - pb) > self.feature_level) & m
+        d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        full = np.zeros(zone.mask.shape, np.uint8)
+        full[y0:y1, x0:x1] = d
+        return int(d.sum()), full
+
+    def _detect(self, frame: np.ndarray, zone_name: str) -> list:
+        self.detector_calls += 1
+        found = self.detector.detect(frame)
+        out = []
+        for d in found:
+            x1, y1, x2, y2 = d.box
+            if self._full_zones.contains(zone_name, (x1 + x2) / 2, (y1 + y2) / 2):
+                out.append(d)
+        return out
+
+    def _start(self, frame: np.ndarray, feat: np.ndarray) -> None:
+        """First still picture: what is already on the table is not an event."""
+        self._started = True
+        for zone in self._zones.values():
+            zone.ref = feat
+            found = self._detect(frame, zone.name)
+            if not found:
+                zone.empty = feat
+            elif zone.name == "discard":
+                zone.pile = [_PileCard(found[0].card, None)]
+            zone.attempts = 0
+
+    # -- the discard pile ---------------------------------------------------------------------------
+    def _discard(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
+        need = self.min_change * zone.area
+        count, change = self._changed(feat, zone.ref, zone)
+        if count < need:
+            zone.ref = feat  # nothing new: follow slow drift of light and shadow
+            zone.attempts = 0
+            return []
+        if self._changed(feat, zone.ref, zone, align=True)[0] < need:
+            zone.ref = feat  # the pile or the camera moved a little: no card
+            return []
+        if zone.pile and zone.pile[-1].before is not None and self._changed(feat, zone.pile[-1].before, zone, align=True)[0] < need:
+            zone.pile.pop()
+            zone.ref = feat
+            return [{"type": "take_back", "t": round(t, 3)}]
+        if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
+            zone.pile = []  # the pile was gathered up: the next card is a flip
+            zone.ref = feat
+            return []
+        found = self._detect(frame, "discard")
+        card = self._pick(found, change)
+        if card is None:
+            zone.attempts += 1
+            if not found:
+                if zone.empty is None:
+                    zone.empty = feat
+                zone.pile = []
+                zone.ref = feat
+                zone.attempts = 0
+            elif zone.attempts >= self.max_attempts:
+                log.warning("a change on the discard pile at t=%.1f s could not be named", t)
+                zone.ref = feat
+                zone.attempts = 0
+            return []
+        kind = "play" if zone.pile else "flip"
+        zone.pile.append(_PileCard(card, zone.ref))
+        zone.ref = feat
+        zone.attempts = 0
+        return [{"type": kind, "card": card, "t": round(t, 3)}]
+
+    def _pick(self, found: list, change: np.ndarray) -> str | None:
+        """The detection the change is about: most of its box changed, best confidence first."""
+        if not found:
+            return None
+        s = self._scale
+        h, w = change.shape
+        best, best_score = None, 0.0
+        for d in found:
+            x1, y1, x2, y2 = (v * s for v in d.box)
+            # the middle of the box: a new card changes its own face, not just the pile around it
+            mx, my = (x2 - x1) / 4, (y2 - y1) / 4
+            x1, x2 = int(max(0, x1 + mx)), int(min(w, x2 - mx + 1))
+            y1, y2 = int(max(0, y1 + my)), int(min(h, y2 - my + 1))
+            box = change[y1:y2, x1:x2]
+            cover = float(box.mean()) if box.size else 0.0
+            score = d.confidence * (0.2 + cover)
+            if cover > 0.06 and score > best_score:
+                best, best_score = d, score
+        return best.card if best is not None else None
+
+    # -- the reveal area ----------------------------------------------------------------------------
+    def _reveal(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
+        need = self.min_change * zone.area * 0.5
+        count, _ = self._changed(feat, zone.ref, zone)
+        if count < need or self._changed(feat, zone.ref, zone, align=True)[0] < need:
+            zone.ref = feat
+            return []
+        if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
+            zone.ref = feat  # the shown cards were gathered up
+            return []
+        found = self._detect(frame, "reveal")
+        if not found:
+            zone.attempts += 1
+            if zone.attempts >= self.max_attempts:
+                zone.ref = feat
+                zone.attempts = 0
+                if zone.empty is None:
+                    zone.empty = feat
+            return []
+        zone.ref = feat
+        zone.attempts = 0
+        found = sorted(found, key=lambda d: (d.box[0] + d.box[2]) / 2)  # left to right, as laid
+        return [{"type": "reveal", "cards": [d.card for d in found], "t": round(t, 3)}]
