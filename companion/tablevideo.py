@@ -505,10 +505,9 @@ class TableVideo:
             yield self._frame((seat, palm), held_fn(palm, u))
 
     def _linger(self, seat_pt, palm, held, long: bool):
-        n = self._frames_for(self.prng.uniform(1.2, 3.0) if long else self.prng.uniform(0.0, 0.3))
-        still = long and self.prng.random() < 0.5  # a hand that rests perfectly still, or fidgets
+        n = self._frames_for(self.prng.uniform(1.2, 2.5) if long else self.prng.uniform(0.0, 0.3))
         for _ in range(n):
-            j = (0.0, 0.0) if still else (self.prng.uniform(-2, 2), self.prng.uniform(-2, 2))
+            j = (self.prng.uniform(-2, 2), self.prng.uniform(-2, 2))  # a resting hand still fidgets
             yield self._frame((seat_pt, (palm[0] + j[0], palm[1] + j[1])), held)
 
     def _idle(self, seconds: float):

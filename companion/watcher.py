@@ -60,7 +60,7 @@ class Watcher:
         feature_level: float = 0.16,
         min_change: float = 0.025,
         max_attempts: int = 3,
-        absorb_s: float = 3.0,
+        absorb_s: float = 1.5,
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
     ):
@@ -125,6 +125,7 @@ class Watcher:
         # colour over its whole width, where the edge-only features see just its outline
         colour = small.astype(np.float32)
         colour *= 128.0 / max(1.0, float(gray.mean()))
+        self._small = small
         return gray, feat, colour
 
     def feed(self, frame: np.ndarray, t: float) -> list[dict]:
@@ -156,7 +157,7 @@ class Watcher:
             self._bg = colour.copy()
         age = t - self._age_t
         # inside a zone only after much longer: a hand resting on the pile must stay a hand
-        absorb = (age >= self.absorb_s) & (self._outside | (age >= 2 * self.absorb_s))
+        absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s))
         self._bg[absorb] = colour[absorb]
         occluded = self._occluded(colour)
         if not self._started:
@@ -188,7 +189,8 @@ class Watcher:
         ]
         out = {}
         for zone in self._zones.values():
-            out[zone.name] = bool(edge) and bool(np.isin(labels[zone.mask], edge).any())
+            arm = bool(edge) and bool(np.isin(labels[zone.mask], edge).any())
+            out[zone.name] = arm
         return out
 
     def _changed(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, align: bool = False) -> tuple[int, np.ndarray]:
