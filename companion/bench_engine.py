@@ -1,9 +1,15 @@
 """Random self-play throughput of our engine against rlcard's UNO game loop, side by side.
 
 Ours: `companion.simulate.simulate_games` (a real shuffled deck, real hands, random legal
-choices with table mistakes), every event refereed by `Table.push`. Theirs:
-`rlcard.games.uno.game.UnoGame` driven with random legal actions. Both run in the same
-process, alternating rounds so a busy machine slows both alike; the median round counts.
+choices), every event refereed by `Table.push`, in two styles: like for like with rlcard (no
+table mistakes: a program's player never plays an illegal card or forgets UNO, names a wild's
+colour with the play and says its points), and a real table's (illegal cards taken back,
+forgotten UNO calls and catches, bluffed and challenged wild draw fours, hands revealed at
+scoring). Theirs: `rlcard.games.uno.game.UnoGame` driven with random legal actions. All run
+in the same process, alternating rounds so a busy machine slows every side alike; the
+median round counts. Time is the process's CPU time (`time.process_time`): on a machine
+shared with other jobs the seconds this process waited for a core do not count against
+either side (on an idle machine it equals wall-clock time).
 """
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import gc
 import random
 import statistics
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -58,30 +65,38 @@ class Side:
         return m.seconds / max(1, m.steps) * 1e6
 
 
-def ours(hands: int, seed: int, players: int) -> Round:
+# side names (the command and its tests refer to them)
+CLEAN = "uno-companion, no mistakes"
+FULL = "uno-companion, table mistakes"
+RLCARD = "rlcard UnoGame"
+CLEAN_ALONE = "engine alone, no mistakes"
+FULL_ALONE = "engine alone, table mistakes"
+
+
+def ours(hands: int, seed: int, players: int, mistakes: bool = True) -> Round:
     """Play `hands` random hands through the engine; count hands and events."""
     from companion.simulate import simulate_games
 
-    start = time.perf_counter()
-    steps = 0
-    for _ in simulate_games(players, hands, seed):
-        steps += 1
-    return Round(hands, steps, time.perf_counter() - start)
+    tables: list = []
+    start = time.process_time()
+    deque(simulate_games(players, hands, seed, table=tables, mistakes=mistakes), maxlen=0)
+    seconds = time.process_time() - start
+    return Round(hands, len(tables[0].events), seconds)
 
 
-def engine_only(hands: int, seed: int, players: int) -> Round:
+def engine_only(hands: int, seed: int, players: int, mistakes: bool = True) -> Round:
     """The referee's share alone: the same random hands, logged first (not timed), then
     every line pushed into a fresh `Table`."""
     from companion.engine import Table
     from companion.simulate import simulate_games
 
-    lines = list(simulate_games(players, hands, seed))
+    lines = list(simulate_games(players, hands, seed, mistakes=mistakes))
     table = Table()
     push = table.push
-    start = time.perf_counter()
+    start = time.process_time()
     for line in lines:
         push(line)
-    return Round(hands, len(lines), time.perf_counter() - start)
+    return Round(hands, len(lines), time.process_time() - start)
 
 
 def rlcard_loader() -> Callable[[int, int, int], Round]:
@@ -100,40 +115,38 @@ def rlcard_loader() -> Callable[[int, int, int], Round]:
         rng = random.Random(seed)
         choice = rng.choice
         steps = 0
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(hands):
             game.init_game()
             while not game.is_over():
                 game.step(choice(game.get_legal_actions()))
                 steps += 1
-        return Round(hands, steps, time.perf_counter() - start)
+        return Round(hands, steps, time.process_time() - start)
 
     return run
 
 
 def compare(hands: int, seed: int, players: int = 2, repeat: int = 3,
             with_rlcard: bool = True, engine_alone: bool = True) -> list[Side]:
-    """Alternate ours / rlcard `repeat` times (seed, seed+1, ...); return the sides: ours,
-    rlcard (if asked), and the engine alone replaying the same hands (if asked)."""
+    """Alternate the sides `repeat` times (seed, seed+1, ...); return them in this order:
+    ours without mistakes, ours with table mistakes, rlcard (if asked), and the engine alone
+    replaying the same hands of both styles (if asked)."""
     theirs = rlcard_loader() if with_rlcard else None
-    mine: list[Round] = []
-    other: list[Round] = []
-    alone: list[Round] = []
-    for k in range(repeat):
-        gc.collect()  # start each round with the same clean heap
-        mine.append(ours(hands, seed + k, players))
-        if theirs is not None:
-            gc.collect()
-            other.append(theirs(hands, seed + k, players))
-        if engine_alone:
-            gc.collect()
-            alone.append(engine_only(hands, seed + k, players))
-    sides = [Side("uno-companion engine + simulate", mine)]
+    runs: dict[str, Callable[[int, int, int], Round]] = {
+        CLEAN: lambda h, s, p: ours(h, s, p, mistakes=False),
+        FULL: lambda h, s, p: ours(h, s, p, mistakes=True),
+    }
     if theirs is not None:
-        sides.append(Side("rlcard UnoGame", other))
+        runs[RLCARD] = theirs
     if engine_alone:
-        sides.append(Side("uno-companion engine alone", alone))
-    return sides
+        runs[CLEAN_ALONE] = lambda h, s, p: engine_only(h, s, p, mistakes=False)
+        runs[FULL_ALONE] = lambda h, s, p: engine_only(h, s, p, mistakes=True)
+    rounds: dict[str, list[Round]] = {name: [] for name in runs}
+    for k in range(repeat):
+        for name, run in runs.items():
+            gc.collect()  # start each round with the same clean heap
+            rounds[name].append(run(hands, seed + k, players))
+    return [Side(name, got) for name, got in rounds.items()]
 
 
 @dataclass(frozen=True)
@@ -160,9 +173,9 @@ def referee_with_store(hands: int, seed: int, players: int) -> StoreRound:
     with tempfile.TemporaryDirectory(prefix="uno-bench-") as tmp:
         with EventStore(Path(tmp) / "bench.db") as store:
             referee = Referee(store)
-            start = time.perf_counter()
+            start = time.process_time()
             for event in events:
                 referee.submit(event, "bench")
-            seconds = time.perf_counter() - start
+            seconds = time.process_time() - start
     return StoreRound(len(events), seconds)
 

@@ -291,10 +291,10 @@ class Table:
         self._rules = rules
         self._deck = rules.deck_counts
         # coloured cards of this deck a plain play can apply directly: (colour, action or
-        # None for a number); seven_zero's 7 and 0 move hands, so they take the full path
+        # None for a number, copies in the deck); seven_zero's 7 and 0 move hands, so they take the full path
         self._fast_cards = {
-            c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1])
-            for c in rules.deck_counts
+            c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1], k)
+            for c, k in self._deck.items()
             if INFO[c][0] is not None and not (rules.seven_zero and INFO[c][1] in ("7", "0"))
         }
         self._deck_size = rules.deck_size
@@ -582,24 +582,27 @@ class Table:
         card = ev.get("card")
         if not dry and self._phase == "play" and not self._pending and len(ev) == 2:
             # the common case, applied directly: a legal coloured card by the player on turn
-            # that leaves them more than one card (anything else takes the full path below)
+            # that does not end the hand (anything else takes the full path below)
             fast = self._fast_cards.get(card) if type(card) is str else None
             t = self._turn
             cards = self._cards
-            if fast is not None and cards[t] > 2:  # type: ignore[index]
+            if fast is not None and cards[t] > 1:  # type: ignore[index]
                 top, color = self._top, self._color
                 ok = _PLAYABLE.get((top, color)) or playable_set(top, color)
                 seen = self._seen
                 k = seen.get(card, 0)
-                if card in ok and k < self._deck[card]:
+                c, sym, copies = fast
+                if card in ok and k < copies:
                     cards[t] -= 1  # type: ignore[index]
                     self._pile.append(card)
                     seen[card] = k + 1
                     self._top = card
-                    c, sym = fast
                     self._color = c
                     if self._window is not None:
                         self._close_window(t)  # type: ignore[arg-type]
+                    if cards[t] == 1:  # type: ignore[index]  # down to one: UNO window opens
+                        self._window = t
+                        self._window_called = self._caller == t
                     self._drawn = False
                     self._caller = None
                     if sym is None:  # a number card
@@ -832,6 +835,14 @@ class Table:
         self._advance(t)
 
     def _h_uno(self, ev: dict, dry: bool) -> None:
+        w = self._window
+        who = ev.get("player")
+        if not dry and w is not None and not self._window_called and len(ev) == 2 and \
+                type(who) is str and self._index.get(who) == w:
+            # the common case: the player who just went down to one card calls
+            self._window_called = True
+            self._note("uno_called", w, f"{self._names[w]} called UNO!")
+            return
         if self._phase not in _IN_HAND:
             raise _Reject("no hand is being played")
         p = self._player(ev, required=False)

@@ -317,11 +317,7 @@ class _Sim:
         simple = self.lean and not self.rules.seven_zero and not self.rules.draw_until_playable
         inline_wild = _INLINE_WILD
         colour_of = _COLOUR_OF
-        steps = 0
-        while True:
-            steps += 1
-            if steps > 5000:
-                raise SimulationError("a hand did not end after 5000 decisions")
+        for _ in range(5000):
             if t._phase != "play" or t._pending or not simple:
                 if t._phase not in _IN_PLAY:
                     return
@@ -385,6 +381,7 @@ class _Sim:
                 notes = tpush(ev)
                 append(ev)
                 self.check(ev, notes)
+        raise SimulationError("a hand did not end after 5000 decisions")
 
     @staticmethod
     def check(ev: dict, notes: list[dict]) -> None:
@@ -508,9 +505,14 @@ class _Sim:
         for i in range(self.n):
             if i == w:
                 continue
-            if self.mistakes and rng.random() < 0.6:
+            if not self.mistakes:  # said, straight to the referee (nothing physical moves)
+                ev = {"type": "points", "player": self.names[i],
+                      "points": sum(map(_POINTS.__getitem__, self.hands[i]))}
+                self.check(ev, t.push(ev))
+                self.out.append(ev)
+            elif rng.random() < 0.6:
                 self.push({"type": "reveal", "player": self.names[i],
-                                 "cards": list(self.hands[i])})
+                           "cards": list(self.hands[i])})
             else:
                 pts = sum(_POINTS[c] for c in self.hands[i])
                 self.push({"type": "points", "player": self.names[i], "points": pts})

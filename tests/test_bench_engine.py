@@ -6,21 +6,26 @@ import json
 
 import pytest
 
-from companion.bench_engine import compare
+from companion.bench_engine import CLEAN, CLEAN_ALONE, FULL, FULL_ALONE, RLCARD, compare
 from companion.cli import main
 
 HAS_RLCARD = importlib.util.find_spec("rlcard") is not None
 
 
 def test_bench_engine_ours_only_counts_hands_and_events(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench-engine", "--hands", "3", "--repeat", "1", "--no-rlcard", "--json"]) == 0
+    assert main(["bench-engine", "--hands", "30", "--repeat", "1", "--no-rlcard", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["ratio"] is None
-    ours, alone = report["sides"]
-    assert ours["hands_per_s"] > 0 and ours["steps_per_hand"] > 10  # a hand is many events
-    # The engine alone referees the very same hands: same events, faster without the dealing.
-    assert alone["name"] == "uno-companion engine alone"
-    assert alone["steps_per_hand"] == ours["steps_per_hand"]
+    assert report["ratio"] is None and report["ratio_table_mistakes"] is None
+    clean, full, clean_alone, full_alone = report["sides"]
+    assert [clean["name"], full["name"], clean_alone["name"], full_alone["name"]] == [
+        CLEAN, FULL, CLEAN_ALONE, FULL_ALONE]
+    for side in report["sides"]:
+        assert side["hands_per_s"] > 0 and side["steps_per_hand"] > 10  # a hand is many events
+    # A table that makes mistakes logs more per hand (take-backs, catches, colour events...).
+    assert full["steps_per_hand"] > clean["steps_per_hand"]
+    # The engine alone referees the very same hands: same events, without the dealing.
+    assert clean_alone["steps_per_hand"] == clean["steps_per_hand"]
+    assert full_alone["steps_per_hand"] == full["steps_per_hand"]
 
 
 def test_bench_engine_store_figure(capsys: pytest.CaptureFixture[str]) -> None:
@@ -34,11 +39,14 @@ def test_bench_engine_same_seed_same_events() -> None:
 
 
 @pytest.mark.skipif(not HAS_RLCARD, reason="rlcard is in the 'bench' extra")
-def test_bench_engine_side_by_side_prints_both_and_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_engine_side_by_side_prints_both_figures_and_ratios(
+        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench-engine", "--hands", "3", "--repeat", "1", "--players", "3"]) == 0
     out = capsys.readouterr().out
-    assert "uno-companion engine + simulate" in out and "rlcard UnoGame" in out
-    assert "ratio (ours / rlcard):" in out and "engine alone / rlcard:" in out
+    for name in (CLEAN, FULL, RLCARD, CLEAN_ALONE, FULL_ALONE):
+        assert name in out
+    assert "ratio like for like (no mistakes / rlcard):" in out
+    assert "ratio with table mistakes / rlcard:" in out and "engine alone / rlcard:" in out
 
 
 def test_bench_engine_bad_arguments_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
