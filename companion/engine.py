@@ -766,14 +766,17 @@ class Table:
     def _h_draw(self, ev: dict, dry: bool) -> None:
         if (not dry and len(ev) == 1 and self._phase == "play" and not self._pending
                 and not self._drawn and self._draw_pile > 0):
-            # a plain draw of one card from a non-empty pile (`_draw` without the reshuffle)
+            # a plain draw of one card from a non-empty pile
             t = self._turn
             if self._window is not None:
-                self._close_window(t)  # type: ignore[arg-type]
-            self._draw_pile -= 1
-            self._cards[t] += 1  # type: ignore[index]
-            self._draw_seq = seq = self._draw_seq + 1
-            self._last_draw[t] = seq  # type: ignore[index]
+                self._close_window(t)  # type: ignore[arg-type]  # (a penalty may empty the pile)
+            if self._draw_pile > 0:  # `_draw` inlined: no reshuffle needed
+                self._draw_pile -= 1
+                self._cards[t] += 1  # type: ignore[index]
+                self._draw_seq = seq = self._draw_seq + 1
+                self._last_draw[t] = seq  # type: ignore[index]
+            else:
+                self._draw(t, 1)  # type: ignore[arg-type]
             self._drawn = True
             return
         count = ev.get("count", 1)

@@ -561,7 +561,7 @@ class TableVideo:
             top = self.pile[-1] if self.pile else None
             while True:  # a new card never lands exactly on the old one
                 p = Placed(step.card or "back", cx + self.prng.uniform(-22, 22), cy + self.prng.uniform(-20, 20), self.prng.uniform(-35, 35))
-                if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 10 or abs(p.angle - top.angle) > 10:
+                if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 12 or abs(p.angle - top.angle) > 12:
                     break
             dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
             n = math.hypot(dx, dy) or 1.0
@@ -614,7 +614,7 @@ class TableVideo:
             yield from self._idle(self.prng.uniform(0.5, 1.0))
         elif step.kind == "bump":
             if len(self.pile) > 1:
-                dx, dy, da = self.prng.uniform(-5, 5), self.prng.uniform(-5, 5), self.prng.uniform(-2, 2)
+                dx, dy, da = self.prng.uniform(-5, 5), self.prng.uniform(-5, 5), self.prng.uniform(-1.5, 1.5)
                 cx, cy = self.pile_centre
                 a = math.radians(-da)
                 for p in self.pile:

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 class _PileCard:
     name: str
     before: np.ndarray | None  # features of the zone before this card was laid
+    box: tuple[float, float, float, float] | None = None  # where the detector saw it
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Watcher:
         absorb_s: float = 1.5,
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
+        same_place: float = 6.0,
     ):
         self.detector = detector
         self.zones = zones
@@ -76,6 +78,7 @@ class Watcher:
         # camera); an arm never does while it is part of a hand over a zone
         self.absorb_s = absorb_s
         self.occlusion_level = occlusion_level
+        self.same_place = same_place  # pixels: a box this close to the top card's is that card
         self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
         self._age: np.ndarray | None = None
         self._age_t: np.ndarray | None = None
@@ -238,7 +241,7 @@ class Watcher:
             if not found:
                 zone.empty = feat
             elif zone.name == "discard":
-                zone.pile = [_PileCard(found[0].card, None)]
+                zone.pile = [_PileCard(found[0].card, None, tuple(found[0].box))]
             zone.attempts = 0
 
     # -- the discard pile ---------------------------------------------------------------------------
@@ -261,7 +264,15 @@ class Watcher:
             zone.ref = feat
             return []
         found = self._detect(frame, "discard")
-        card = self._pick(found, change)
+        best = self._pick(found, change)
+        card = best.card if best is not None else None
+        top = zone.pile[-1] if zone.pile else None
+        if best is not None and top is not None and top.name == card and top.box is not None and (
+            max(abs(a - b) for a, b in zip(best.box, top.box)) <= self.same_place
+        ):
+            zone.ref = feat  # the same card where it was: the pile was nudged, nothing was laid
+            zone.attempts = 0
+            return []
         if card is None:
             zone.attempts += 1
             if not found:
@@ -276,19 +287,22 @@ class Watcher:
                 zone.attempts = 0
             return []
         kind = "play" if zone.pile else "flip"
-        zone.pile.append(_PileCard(card, zone.ref))
+        zone.pile.append(_PileCard(card, zone.ref, tuple(best.box)))
         zone.ref = feat
         zone.attempts = 0
         return [{"type": kind, "card": card, "t": round(t, 3)}]
 
-    def _pick(self, found: list, change: np.ndarray) -> str | None:
+    def _pick(self, found: list, change: np.ndarray):
         """The detection the change is about: most of its box changed, best confidence first."""
         if not found:
             return None
         s = self._scale
         h, w = change.shape
         best, best_score = None, 0.0
+        top_conf = max(d.confidence for d in found)
         for d in found:
+            if d.confidence < 0.8 * top_conf:
+                continue  # a card peeking from under the top one
             x1, y1, x2, y2 = (v * s for v in d.box)
             # the middle of the box: a new card changes its own face, not just the pile around it
             mx, my = (x2 - x1) / 4, (y2 - y1) / 4
@@ -297,9 +311,9 @@ class Watcher:
             box = change[y1:y2, x1:x2]
             cover = float(box.mean()) if box.size else 0.0
             score = d.confidence * (0.2 + cover)
-            if cover > 0.06 and score > best_score:
+            if score > best_score:
                 best, best_score = d, score
-        return best.card if best is not None else None
+        return best
 
     # -- the reveal area ----------------------------------------------------------------------------
     def _reveal(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:

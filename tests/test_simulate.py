@@ -137,3 +137,14 @@ def test_simulate_real_cards_match_what_the_engine_tracks(players, rules, mistak
             sim.new_game()
         sim.hand(k == 0 or table.state["hand"] == 0)
     assert checked > 20
+
+
+@pytest.mark.parametrize("mistakes", [True, False])
+@pytest.mark.parametrize("players, seed", [(2, 1), (4, 2), (7, 3)])
+def test_simulate_long_runs_never_get_a_rejection(players, seed, mistakes):
+    """Hundreds of hands reach the rare corners (a UNO penalty emptying the draw pile just
+    before a draw, reshuffles mid-penalty): the simulator raises on any rejected event."""
+    tables: list = []
+    log = list(simulate_games(players, 500, seed, table=tables, mistakes=mistakes))
+    assert sum(1 for ev in log if ev["type"] == "deal") == 500
+    assert tables[0].events == log
