@@ -54,7 +54,7 @@ class Zones:
             frame=(int(width), int(height)),
             discard=scaled(235, 70, 445, 290),
             draw=scaled(40, 100, 200, 280),
-            reveal=scaled(150, 322, 630, 458),
+            reveal=scaled(140, 322, 600, 458),
         )
 
     @classmethod
