@@ -641,7 +641,8 @@ class Table:
         answer = bool(pending) and not accept
         before_top, before_color = self._top, self._color
         legal = answer or jump or playable(card, before_top, before_color)
-        self._land(actor, card)
+        if legal:
+            self._land(actor, card)
         if stand:  # the illegal card counts as played, effects included
             self._dir, self._pending = d, pending
             if victim is not None:
@@ -656,6 +657,9 @@ class Table:
         self._set_turn(actor)
         self._close_window(actor)
         if not legal:
+            # lands after the penalties above: a reshuffle they cause keeps the card it was
+            # played on, which a take-back must leave on top
+            self._land(actor, card)
             self._prev_color = before_color
             self._phase = "take_back"
             self._open_window(actor, card)

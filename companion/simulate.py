@@ -58,8 +58,11 @@ class _Sim:
         random from it: the same as a shuffled pile, without shuffling 108 cards a hand."""
         draw, hand = self.draw, self.hands[p]
         if len(draw) < k and len(self.discard) > 1:
-            draw.extend(self.discard[:-1])  # the discard pile but its top card
-            del self.discard[:-1]  # in place: the play loop holds this list
+            # the discard pile but the cards the engine kept (its top card, and an illegal
+            # card that landed on it after the reshuffle)
+            keep = max(1, len(self.table._pile))
+            draw.extend(self.discard[:-keep])
+            del self.discard[:-keep]  # in place: the play loop holds this list
         rnd = self.random
         for _ in range(min(k, len(draw))):
             i = int(rnd() * len(draw))

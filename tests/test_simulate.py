@@ -148,3 +148,16 @@ def test_simulate_long_runs_never_get_a_rejection(players, seed, mistakes):
     log = list(simulate_games(players, 500, seed, table=tables, mistakes=mistakes))
     assert sum(1 for ev in log if ev["type"] == "deal") == 500
     assert tables[0].events == log
+
+
+def test_simulate_illegal_card_taken_back_after_a_reshuffle_keeps_the_pile():
+    """Found by hypothesis: an illegal card whose UNO-window penalty reshuffled the draw pile.
+    The card it was played on stays on the pile, so the take-back leaves a top card."""
+    tables: list = []
+    log = list(simulate_games(10, 3, 2103, {"deck": "swap", "swap_cards": 3}, table=tables))
+    table = replay(log)
+    assert not [n for n in table.state["notices"] if n["kind"] == "rejected"]
+    for k in range(len(log)):
+        if log[k]["type"] == "take_back":
+            assert replay(log[:k + 1]).state["top"] is not None
+    assert sum(table._cards) + table._draw_pile + len(table._pile) == table._deck_size
