@@ -198,6 +198,58 @@ def plan_session(
     return steps
 
 
+def plan_from_log(lines: Sequence[dict]) -> list[Step]:
+    """Steps that act out a table log (e.g. from `companion.simulate`): who reaches, and where.
+
+    The engine tells whose turn each play is, so every card comes from its player's seat; a
+    new deal after the first gathers the pile. Lines the camera cannot see (colour, draw
+    counts, UNO calls, points) are kept in the truth with their time.
+    """
+    from companion.engine import Table
+
+    table = Table()
+    steps: list[Step] = []
+    names: list[str] = []
+    dealt = False
+    for line in lines:
+        kind = line.get("type")
+        state = table.state
+        if kind == "game":
+            names = list(line["players"])
+        seat_of = {n: i for i, n in enumerate(names)}
+        turn = line.get("player") or state.get("turn") or state.get("dealer")
+        seat = seat_of.get(turn, 0) if turn else 0
+        if kind == "deal":
+            if dealt:
+                steps.append(Step("clear", seat=seat_of.get(line.get("dealer"), seat)))
+            dealt = True
+            steps.append(Step("none", lines=[line]))
+        elif kind == "flip":
+            steps.append(Step("flip", seat=seat_of.get(state.get("dealer"), 0), card=line["card"], lines=[line]))
+        elif kind == "play":
+            steps.append(Step("play", seat=seat, card=line["card"], lines=[line]))
+        elif kind == "take_back":
+            last = next((s for s in reversed(steps) if s.kind in ("play", "flip")), None)
+            steps.append(Step("take_back", seat=last.seat if last else seat, lines=[line]))
+        elif kind == "draw":
+            steps.append(Step("draw", seat=seat, lines=[line]))
+        elif kind == "reveal" and line.get("cards"):
+            steps.append(Step("reveal", seat=seat_of.get(line.get("player"), seat), cards=list(line["cards"]), lines=[line]))
+        elif kind in ("color", "target") and steps and steps[-1].kind == "play":
+            steps[-1].lines.append(line)  # named as the card is laid
+        else:
+            steps.append(Step("none", lines=[line]))
+        table.push(line)
+    return steps
+
+
+def legal_session(hands: int = 1, players: int = 4, seed: int = 0) -> list[Step]:
+    """A game from the engine's own simulator (`companion.simulate`): it replays without rejections."""
+    from companion.simulate import simulate_games
+
+    return plan_from_log(list(simulate_games(players, hands, seed)))
+
+
 # --------------------------------------------------------------------------------------------
 # Drawing
 # --------------------------------------------------------------------------------------------

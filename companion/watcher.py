@@ -46,6 +46,7 @@ class _ZoneState:
     empty: np.ndarray | None = None  # features of the zone with no card on it, when known
     attempts: int = 0  # detector calls that found no card for the current change
     pile: list[_PileCard] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
 
 
 class Watcher:
@@ -59,7 +60,7 @@ class Watcher:
         work_width: int = 160,
         motion_level: float = 18.0,
         feature_level: float = 0.16,
-        min_change: float = 0.025,
+        min_change: float = 0.012,
         max_attempts: int = 3,
         absorb_s: float = 1.5,
         occlusion_level: float = 32.0,
@@ -324,6 +325,7 @@ class Watcher:
             return []
         if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
             zone.ref = feat  # the shown cards were gathered up
+            zone.shown = []
             return []
         found = self._detect(frame, "reveal")
         if not found:
@@ -337,4 +339,8 @@ class Watcher:
         zone.ref = feat
         zone.attempts = 0
         found = sorted(found, key=lambda d: (d.box[0] + d.box[2]) / 2)  # left to right, as laid
-        return [{"type": "reveal", "cards": [d.card for d in found], "t": round(t, 3)}]
+        cards = [d.card for d in found]
+        if sorted(cards) == sorted(zone.shown):
+            return []  # the same cards, straightened or nudged: already reported
+        zone.shown = cards
+        return [{"type": "reveal", "cards": cards, "t": round(t, 3)}]

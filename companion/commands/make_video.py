@@ -10,6 +10,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="video file to write (.mp4 or .avi); the truth goes to OUT.jsonl")
     parser.add_argument("--plays", type=int, default=30, help="at least this many cards laid (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--hands", type=int, help="instead of --plays: play this many whole hands with the "
+                        "engine's simulator (the truth then replays without a single rejection)")
     parser.add_argument("--players", type=int, default=4, help="players at the table, 2-6 (default 4)")
     parser.add_argument("--design", choices=("classic", "modern"), default="classic", help="card design")
     parser.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
@@ -27,7 +29,14 @@ def main(args: argparse.Namespace) -> int:
     if not 1 <= args.fps <= 60:
         raise CompanionError("--fps must be 1 to 60")
     spec = VideoSpec(seed=args.seed, design=args.design, fps=args.fps, noise=max(0.0, args.noise))
-    truth = make_video(args.out, plays=args.plays, seed=args.seed, players=args.players, spec=spec)
+    steps = None
+    if args.hands is not None:
+        if args.hands < 1:
+            raise CompanionError("--hands must be at least 1")
+        from companion.tablevideo import legal_session
+
+        steps = legal_session(args.hands, players=args.players, seed=args.seed)
+    truth = make_video(args.out, plays=args.plays, seed=args.seed, players=args.players, spec=spec, steps=steps)
     seen = sum(1 for line in truth if line["type"] in ("flip", "play"))
     length = max((line.get("t", 0.0) for line in truth), default=0.0)
     print(f"wrote {args.out} ({seen} cards laid, {length:.0f} s) and {truth_path(args.out)}")
