@@ -433,10 +433,13 @@ def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> No
 @pytest.fixture(scope="module")
 def table_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict]]:
     """A short generated table video (a few seconds, 10 fps) and its true table log."""
-    from companion.tablevideo import make_video
+    from companion.tablevideo import VideoSpec, make_video, plan_session
 
     folder = tmp_path_factory.mktemp("clip")
-    truth = make_video(folder / "table.mp4", plays=10, seed=5)
+    # one whole hand of three players (about a minute of video): plays, wilds, draws, an UNO!
+    # call, the winner's last card and the losers' reveals
+    steps = plan_session(12, players=3, seed=1, illegal_rate=0.0)
+    truth = make_video(folder / "table.mp4", steps=steps, spec=VideoSpec(seed=1, linger_rate=0.0, camera_bumps=False))
     return folder / "table.mp4", truth
 
 
@@ -549,3 +552,23 @@ def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
     second.wait_for("stopped; every event is saved in")
     with EventStore(tmp_path / "games.db") as store:
         assert replay(store.events(game_id)).state["dealer"] == "Ann"
+
+
+@pytest.mark.slow
+def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any, list[dict]], tmp_path: Any) -> None:
+    from companion.engine import replay
+
+    clip, truth = table_clip
+    referee, companion = run_clip(clip, truth, tmp_path / "games.db")
+    companion.stop()
+    state, expected = referee.state, replay(truth).state
+    plays = [e for e in truth if e["type"] in ("flip", "play", "take_back", "reveal")]
+    assert companion.vision.stats.events == len(plays)  # every card seen once, nothing invented
+    assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
+    # the standings and the referee's notices are the true game's
+    assert state["history"] == expected["history"] and state["history"]
+    assert [(p["name"], p["score"], p["hands_won"]) for p in state["players"]] == [
+        (p["name"], p["score"], p["hands_won"]) for p in expected["players"]]
+    assert [(n["kind"], n.get("player")) for n in state["notices"]] == [
+        (n["kind"], n.get("player")) for n in expected["notices"]]
+    assert state["waiting_for"] == "flip" and state["hand"] == 2  # the bot dealt the next hand
