@@ -136,7 +136,8 @@ class VisionLoop:
 
     def _one_pass(self) -> None:
         source = self.make_source()
-        self.source_name = getattr(source, "name", "camera")
+        name = str(getattr(source, "name", "camera"))
+        self.source_name = name.rsplit("/", 1)[-1] if "://" not in name else name  # a file's name, not its path
         self._resilient = ResilientSource(source, backoff=self.backoff, on_status=self._status_changed)
         if self._stop.is_set():
             return

@@ -148,22 +148,23 @@ def _construct(cls: Any, options: dict[str, Any]) -> Any:
     return cls(**kwargs)
 
 
-def make_zones(config: Config, width: int, height: int) -> Any:
-    """Zones from [zones] (fractions of the frame) over the default layout, in pixels."""
+def make_zones(config: Config, width: int, height: int, base: Any = None) -> Any:
+    """Zones from [zones] (fractions of the frame) over `base` (else the default layout), in pixels."""
     from companion.zones import Zones, _rect
 
-    zones = Zones.default(width, height)
+    zones = base.scaled_to(width, height) if base is not None else Zones.default(width, height)
     for name, (x1, y1, x2, y2) in config.zones.items():
         setattr(zones, name, _rect(x1 * width, y1 * height, x2 * width, y2 * height))
     return zones
 
 
-def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple[int, int]]) -> Callable[[], Any]:
+def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple[int, int]],
+                         base_zones: Any = None) -> Callable[[], Any]:
     from companion.watcher import Watcher
 
     def make() -> Any:
         width, height = size()
-        return Watcher(detector, make_zones(config, width, height))
+        return Watcher(detector, make_zones(config, width, height, base_zones))
 
     return make
 
@@ -281,7 +282,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     vision = None
     if kind in ("demo", "video", "camera"):
         try:
-            vision = build_vision(config, kind, spec, referee, bot, say)
+            vision = build_vision(config, kind, spec, referee, bot, say, truth=truth)
         except ImportError as exc:  # a build without the recognizer: the referee still works
             say(f"vision: not available in this build ({exc}); the phones and buttons still referee")
             bot = None if kind == "demo" else bot
@@ -341,8 +342,10 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     return 0
 
 
-def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None]) -> Any:
+def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None],
+                 truth: list[dict] | None = None) -> Any:
     from companion.camera import OpenCVSource, Picamera2Source
+    from companion.detector import ModelMissingError
     from companion.runner import VisionLoop
 
     size = (int(config.camera["width"]), int(config.camera["height"]))
@@ -360,8 +363,25 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
 
     if kind == "camera":
         frame_size["value"] = size
-    detector = make_detector(config)
-    make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"])
+    before_frame = None
+    try:
+        detector = make_detector(config)
+    except ModelMissingError as exc:
+        if kind != "demo" or not truth:
+            raise
+        # A build without the card model can still show the demo: the cards are named from
+        # the demo video's true log instead of recognised. Said loudly, never used for a camera.
+        from companion.tablevideo import TruthDetector
+
+        say(f"vision: {exc}; the demo names its cards from the video's true log instead of recognising them")
+        detector = TruthDetector(truth)
+        before_frame = lambda frame: setattr(detector, "t", frame.t)  # noqa: E731
+    base_zones = None
+    if kind == "demo" and (DEMO_DIR / "zones.json").is_file():
+        from companion.zones import Zones
+
+        base_zones = Zones.load(DEMO_DIR / "zones.json")
+    make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"], base_zones)
     return VisionLoop(
         referee,
         make_source,
@@ -372,6 +392,7 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         on_pass=bot.new_pass if bot is not None else None,
         on_event=bot.camera_event if bot is not None else None,
         annotate=bot.annotate if bot is not None else None,
+        before_frame=before_frame,
     )
 
 
