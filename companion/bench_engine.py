@@ -17,7 +17,6 @@ import gc
 import random
 import statistics
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -75,13 +74,11 @@ FULL_ALONE = "engine alone, table mistakes"
 
 def ours(hands: int, seed: int, players: int, mistakes: bool = True) -> Round:
     """Play `hands` random hands through the engine; count hands and events."""
-    from companion.simulate import simulate_games
+    from companion.simulate import simulate_hands
 
-    tables: list = []
     start = time.process_time()
-    deque(simulate_games(players, hands, seed, table=tables, mistakes=mistakes), maxlen=0)
-    seconds = time.process_time() - start
-    return Round(hands, len(tables[0].events), seconds)
+    steps = sum(map(len, simulate_hands(players, hands, seed, mistakes=mistakes)))
+    return Round(hands, steps, time.process_time() - start)
 
 
 def engine_only(hands: int, seed: int, players: int, mistakes: bool = True) -> Round:

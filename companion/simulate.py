@@ -339,8 +339,7 @@ class _Sim:
                         self.check(ev, notes)
                     continue
             else:
-                legal = list(filter(ok.__contains__, hand))
-                if not legal:
+                if ok.isdisjoint(hand):  # nothing fits (one C call, no list built)
                     ev = {"type": "draw"} if t._draw_pile + len(t._pile) > 1 else {"type": "pass"}
                     seq = t._draw_seq
                     notes = tpush(ev)
@@ -357,6 +356,7 @@ class _Sim:
                     elif t._draw_seq != self.seq:
                         self.sync()
                     continue
+                legal = [c for c in hand if c in ok]
                 card = legal[int(rnd() * len(legal))]
             colour = colour_of[card]
             if colour is None:
@@ -539,6 +539,28 @@ _POINTS = {name: (50 if c is None and name != "wild_swap_hands" else 40 if c is 
                   int(s) if s.isdigit() else 20) for name, (c, s) in INFO.items()}
 
 
+def simulate_hands(players: int, hands: int, seed: int,
+                   rules: Mapping[str, Any] | None = None,
+                   table: list[Table] | None = None, mistakes: bool = True) -> Iterator[list[dict]]:
+    """`simulate_games`' log one hand at a time: a list of events per hand (the first also
+    holds the opening `game` event, and a new game's `game` event starts its hand's list)."""
+    sim = _Sim(players, seed, rules, mistakes)
+    if table is not None:
+        table.append(sim.table)
+    sim.new_game()
+    first = True
+    for _ in range(hands):
+        if sim.table._phase == "game_over":
+            sim.new_game()
+            first = True
+        sim.hand(first)
+        first = False
+        yield sim.out
+        sim.out = []
+    if sim.out:
+        yield sim.out  # the opening game event when no hand was asked for
+
+
 def simulate_games(players: int, hands: int, seed: int,
                    rules: Mapping[str, Any] | None = None,
                    table: list[Table] | None = None, mistakes: bool = True) -> Iterator[dict]:
@@ -551,17 +573,5 @@ def simulate_games(players: int, hands: int, seed: int,
     `table`, if given, receives the live `Table` the events were fed to (for benchmarks and
     tests that want the final state without replaying).
     """
-    sim = _Sim(players, seed, rules, mistakes)
-    if table is not None:
-        table.append(sim.table)
-    sim.new_game()
-    first = True
-    for _ in range(hands):
-        if sim.table._phase == "game_over":
-            sim.new_game()
-            first = True
-        sim.hand(first)
-        first = False
-        yield from sim.out
-        sim.out = []
-    yield from sim.out  # the opening game event when no hand was asked for
+    for hand in simulate_hands(players, hands, seed, rules, table, mistakes):
+        yield from hand
