@@ -319,7 +319,7 @@ class Watcher:
     # -- the reveal area ----------------------------------------------------------------------------
     def _reveal(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
         need = self.min_change * zone.area * 0.5
-        count, _ = self._changed(feat, zone.ref, zone)
+        count, change = self._changed(feat, zone.ref, zone)
         if count < need or self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat
             return []

@@ -1,0 +1,180 @@
+"""The watcher on short generated clips, with a perfect recognizer built from their truth."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.camera import Frame, ResilientSource, SourceError
+from companion.detector import Detection, FakeDetector
+from companion.tablevideo import Step, TableVideo, TruthDetector, VideoSpec
+from companion.watcher import Watcher
+from companion.zones import Zones
+
+GAME = Step("none", lines=[{"type": "game", "players": ["Ann", "Bob", "Cleo", "Dev"]}])
+
+
+def flip(card: str, seat: int = 0) -> Step:
+    return Step("flip", seat=seat, card=card, lines=[{"type": "flip", "card": card}])
+
+
+def play(card: str, seat: int = 1) -> Step:
+    return Step("play", seat=seat, card=card, lines=[{"type": "play", "card": card}])
+
+
+def clip(steps: list[Step], seed: int = 1, **spec) -> tuple[list[np.ndarray], list[dict]]:
+    video = TableVideo([GAME, *steps], VideoSpec(seed=seed, **spec))
+    frames = list(video.frames())
+    return frames, video.truth
+
+
+def watch(frames: list[np.ndarray], truth: list[dict]) -> list[dict]:
+    detector = TruthDetector(truth)
+    watcher = Watcher(detector, Zones.default())
+    events = []
+    for k, frame in enumerate(frames):
+        detector.t = k / 10.0
+        events += watcher.feed(frame, k / 10.0)
+    return events
+
+
+def seen(truth: list[dict]) -> list[dict]:
+    return [line for line in truth if line["type"] in ("flip", "play", "take_back", "reveal")]
+
+
+def strip(events: list[dict]) -> list[tuple]:
+    return [(e["type"], e.get("card"), tuple(sorted(e.get("cards", [])))) for e in events]
+
+
+def assert_matches(events: list[dict], truth: list[dict]) -> None:
+    assert strip(events) == strip(seen(truth))
+    lines = seen(truth)
+    for k, (event, line) in enumerate(zip(events, lines)):
+        # confirmed once the card is at rest with no hand over it, and before the next one lands
+        following = lines[k + 1]["t_land"] if k + 1 < len(lines) else float("inf")
+        assert line["t"] - 1e-6 <= event["t"] <= following
+
+
+def test_watcher_normal_sequence_gives_one_event_per_card():
+    frames, truth = clip([flip("red_3", 0), play("red_7", 1), play("blue_7", 2), play("blue_skip", 3)])
+    events = watch(frames, truth)
+    assert [e["type"] for e in events] == ["flip", "play", "play", "play"]
+    assert_matches(events, truth)
+
+
+def test_watcher_sees_the_same_card_twice_in_a_row():
+    frames, truth = clip([flip("green_2", 0), play("red_2", 1), play("red_2", 2)], seed=4)
+    events = watch(frames, truth)
+    assert [(e["type"], e["card"]) for e in events] == [("flip", "green_2"), ("play", "red_2"), ("play", "red_2")]
+    assert_matches(events, truth)
+
+
+def test_watcher_take_back_shows_the_previous_card_again():
+    steps = [flip("yellow_4", 0), play("blue_9", 1), Step("take_back", seat=1, lines=[{"type": "take_back"}]), play("yellow_8", 1)]
+    frames, truth = clip(steps, seed=5)
+    events = watch(frames, truth)
+    assert [e["type"] for e in events] == ["flip", "play", "take_back", "play"]
+    assert_matches(events, truth)
+
+
+def test_watcher_waits_for_a_lingering_hand():
+    frames, truth = clip([flip("blue_1", 0), play("blue_5", 2), play("green_5", 3)], seed=6, linger_rate=1.0)
+    lands = [line["t_land"] for line in seen(truth)]
+    rests = [line["t"] for line in seen(truth)]
+    assert all(rest - land >= 1.0 for land, rest in zip(lands, rests))  # the hand stayed a while
+    events = watch(frames, truth)
+    assert_matches(events, truth)
+
+
+def test_watcher_reveal_names_every_card_once():
+    cards = ["red_1", "wild", "green_skip", "blue_9"]
+    steps = [flip("yellow_7", 0), Step("reveal", seat=2, cards=cards, lines=[{"type": "reveal", "player": "Cleo", "cards": cards}])]
+    frames, truth = clip(steps, seed=7)
+    events = watch(frames, truth)
+    assert [e["type"] for e in events] == ["flip", "reveal"]
+    assert sorted(events[1]["cards"]) == sorted(cards)
+    assert "player" not in events[1]  # the run layer names the player from the referee's state
+
+
+def test_watcher_ignores_a_bumped_pile_and_a_hand_at_the_draw_pile():
+    steps = [flip("red_9", 0), play("red_4", 1), Step("bump"), Step("draw", seat=2, lines=[{"type": "draw"}]), play("red_0", 3)]
+    frames, truth = clip(steps, seed=8)
+    events = watch(frames, truth)
+    assert [(e["type"], e["card"]) for e in events] == [("flip", "red_9"), ("play", "red_4"), ("play", "red_0")]
+
+
+def test_watcher_without_a_name_makes_no_event():
+    frames, truth = clip([flip("red_3", 0), play("red_7", 1)], seed=9)
+    detector = FakeDetector([])  # a recognizer that sees nothing
+    watcher = Watcher(detector, Zones.default())
+    events = [e for k, f in enumerate(frames) for e in watcher.feed(f, k / 10)]
+    assert events == []
+    assert 0 < detector.calls < len(frames) / 4  # called only on settled changes, not every frame
+
+
+def test_watcher_calls_the_detector_only_on_settled_changes():
+    frames, truth = clip([flip("red_3", 0), play("red_7", 1)], seed=9)
+    truthful = TruthDetector(truth)
+    calls = []
+
+    def script(frame):
+        calls.append(1)
+        return truthful.detect(frame)
+
+    watcher = Watcher(FakeDetector(script=script), Zones.default())
+    events = []
+    for k, frame in enumerate(frames):
+        truthful.t = k / 10
+        events += watcher.feed(frame, k / 10)
+    assert [e["card"] for e in events] == ["red_3", "red_7"]
+    assert len(calls) <= 6
+
+
+class DyingSource:
+    """Plays the clip's frames but dies after `die_at` frames; reopening fails once."""
+
+    name, fps = "dying camera", 10.0
+
+    def __init__(self, frames, die_at):
+        self.frames, self.die_at = frames, die_at
+        self.pos, self.opens, self.dead = 0, 0, False
+
+    def open(self):
+        self.opens += 1
+        if self.opens == 2:
+            raise SourceError("camera not found")
+        self.dead = False
+
+    def read(self):
+        if self.pos == self.die_at and not self.dead and self.opens == 1:
+            self.dead = True
+            self.pos += 15  # the frames missed while the camera was gone
+            raise SourceError("camera unplugged")
+        if self.pos >= len(self.frames):
+            return None
+        k = self.pos
+        self.pos += 1
+        return Frame(self.frames[k], k / 10.0, k)
+
+
+def test_watcher_survives_a_source_that_dies_mid_video():
+    frames, truth = clip([flip("red_3", 0), play("red_7", 1), play("red_1", 2), play("green_1", 3)], seed=10)
+    rest = [line["t"] for line in seen(truth)]
+    die_at = int(rest[1] * 10) + 5  # after the second card, before the third lands
+    source = DyingSource(frames, die_at)
+    statuses = []
+    resilient = ResilientSource(source, sleep=lambda s: None, on_status=statuses.append)
+    detector = TruthDetector(truth)
+    watcher = Watcher(detector, Zones.default())
+    events = []
+    for frame in resilient.frames():
+        detector.t = frame.index / 10.0
+        events += watcher.feed(frame.image, frame.t)
+    assert "lost" in [s.state for s in statuses] and source.opens == 3
+    names = [(e["type"], e["card"]) for e in events]
+    assert names == [("flip", "red_3"), ("play", "red_7"), ("play", "red_1"), ("play", "green_1")]
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((10, 10), np.uint8)])
+def test_watcher_ignores_frames_that_are_not_colour_images(bad):
+    watcher = Watcher(FakeDetector([Detection("red_1", 0.9, (0, 0, 5, 5))]), Zones.default())
+    assert watcher.feed(bad, 0.0) == []
