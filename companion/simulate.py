@@ -127,6 +127,8 @@ class _Sim:
         return t
 
     def best_color(self, p: int) -> str:
+        if not self.mistakes:  # at random, as rlcard's random player names it
+            return COLORS[int(self.random() * 4)]
         counts = {c: 0 for c in COLORS}
         for card in self.hands[p]:
             col = INFO[card][0]
@@ -366,8 +368,9 @@ class _Sim:
                     continue
                 hand.remove(card)
                 discard.append(card)
-                ev = {"type": "play", "card": card, "color": _top_color(hand)} if hand else \
-                    {"type": "play", "card": card}
+                # the colour at random, as rlcard's random player names it
+                ev = {"type": "play", "card": card, "color": COLORS[int(rnd() * 4)]} if hand \
+                    else {"type": "play", "card": card}
             else:
                 hand.remove(card)
                 discard.append(card)
@@ -521,16 +524,6 @@ class _Sim:
                 self.push({"type": "points", "player": self.names[i], "points": pts})
 
 
-def _top_color(hand: list[str]) -> str:
-    """The colour a careful player names for a wild: the one they hold most of."""
-    counts = dict.fromkeys(COLORS, 0)
-    for card in hand:
-        col = INFO[card][0]
-        if col is not None:
-            counts[col] += 1
-    return max(COLORS, key=counts.__getitem__)
-
-
 # wilds whose whole effect the engine tracks (no real cards move between hands)
 _COLOUR_OF = {name: c for name, (c, _) in INFO.items()}
 _INLINE_WILD = frozenset(("wild", "wild_draw_four", "wild_customizable"))
@@ -566,9 +559,10 @@ def simulate_games(players: int, hands: int, seed: int,
                    table: list[Table] | None = None, mistakes: bool = True) -> Iterator[dict]:
     """Yield the table log of `hands` random hands (new games start when one is won).
 
-    `mistakes=False` plays like a game program (rlcard): no illegal cards, forgotten UNO
-    calls, catches, bluffs or challenges; a wild's colour is named in its play event and the
-    losers say their points.
+    `mistakes=False` plays like rlcard's random player: a uniformly random legal card (the
+    drawn card when it fits), no illegal cards, forgotten UNO calls, catches, bluffs or
+    challenges; a wild's colour is named at random in its play event and the losers say
+    their points.
 
     `table`, if given, receives the live `Table` the events were fed to (for benchmarks and
     tests that want the final state without replaying).
