@@ -100,7 +100,7 @@ def rlcard_loader() -> Callable[[int, int, int], Round]:
     """rlcard's side, or BenchmarkUnavailable with the install hint."""
     try:
         import numpy as np
-        from rlcard.games.uno.game import UnoGame
+        from rlcard.games.uno.game import UnoGame  # type: ignore[import-untyped]
     except ImportError:
         raise BenchmarkUnavailable(
             "rlcard is not installed: pip install -e '.[bench]' (or run with --no-rlcard)"

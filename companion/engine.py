@@ -89,7 +89,8 @@ class Table:
         events = self._events
         self._cur = idx = len(events)
         events.append(event)
-        self._out = out = []
+        out: list[dict] = []
+        self._out = out
         ev: dict | None
         if type(event) is dict:
             ev = event
@@ -590,7 +591,7 @@ class Table:
                 top, color = self._top, self._color
                 ok = _PLAYABLE.get((top, color)) or playable_set(top, color)
                 seen = self._seen
-                k = seen.get(card, 0)
+                k = seen.get(card, 0)  # type: ignore[arg-type]  # a str: `fast` was found
                 c, sym, copies = fast
                 if card in ok and k < copies:
                     cards[t] -= 1  # type: ignore[index]

@@ -350,7 +350,7 @@ class _Sim:
                         self.check(ev, notes)
                     # a plain draw of one card: take it here, else sync (reshuffle)
                     if t._draw_seq == seq + 1 == self.seq + 1 and draw and \
-                            t._cards[p] == len(hand) + 1:
+                            t._cards[p] == len(hand) + 1:  # type: ignore[index]
                         self.seq = seq + 1
                         i = int(rnd() * len(draw))
                         draw[i], draw[-1] = draw[-1], draw[i]

@@ -23,6 +23,10 @@ def _positive(text: str) -> int:
     return value
 
 
+def _round(ratio: float | None) -> float | None:
+    return None if ratio is None else round(ratio, 3)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hands", type=_positive, default=1000, help="hands per round (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="first seed; round k uses seed+k")
@@ -57,10 +61,9 @@ def main(args: argparse.Namespace) -> int:
             "sides": [{"name": s.name, "hands_per_s": round(s.hands_per_s, 1),
                        "steps_per_hand": round(s.steps_per_hand, 1),
                        "us_per_step": round(s.us_per_step, 2)} for s in sides],
-            "ratio": None if ratios[CLEAN] is None else round(ratios[CLEAN], 3),
-            "ratio_table_mistakes": None if ratios[FULL] is None else round(ratios[FULL], 3),
-            "engine_alone_ratio": None if ratios[CLEAN_ALONE] is None
-            else round(ratios[CLEAN_ALONE], 3),
+            "ratio": _round(ratios[CLEAN]),
+            "ratio_table_mistakes": _round(ratios[FULL]),
+            "engine_alone_ratio": _round(ratios[CLEAN_ALONE]),
             "goal": GOAL,
             "referee_store_ms_per_event": None if stored is None else round(stored.ms_per_event, 3),
         }))
