@@ -579,3 +579,22 @@ def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any,
     assert [(n["kind"], n.get("player")) for n in state["notices"]] == [
         (n["kind"], n.get("player")) for n in expected["notices"]]
     assert (state["waiting_for"], state["hand"]) in (("deal", 1), ("flip", 2))  # the bot deals the next hand
+
+
+@pytest.mark.slow
+def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
+    """The newcomer's command: no camera here, so `run` plays the demo video with its table."""
+    from companion.store import EventStore
+
+    demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "6")
+    assert demo.proc.wait(timeout=120) == 0
+    demo.wait_for("stopped; every event is saved in")
+    report = demo.wait_for("bench: vision ")
+    frames = int(report.split("bench: vision ")[1].split()[0])
+    assert frames >= 30  # about 10 fps of the 10 fps video, at real speed
+    with EventStore(tmp_path / "games.db") as store:
+        game = store.latest_game()
+        assert game is not None
+        events = store.events(game)
+    assert events[0]["type"] == "game" and events[0]["players"] == ["Ann", "Bob", "Cid", "Dee"]
+    assert events[1] == {"type": "deal", "dealer": "Bob"}
