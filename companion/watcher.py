@@ -159,7 +159,12 @@ class Watcher:
             return events
         if self._bg is None:
             self._bg = colour.copy()
+            self._bg_long = colour.copy()
         age = t - self._age_t
+        # a long-memory background too: where the picture is back to what it was long ago (an
+        # arm that rested long enough to fade into the short memory has gone), nothing is there
+        old = age >= 8 * self.absorb_s
+        self._bg_long[old] = colour[old]
         # inside a zone only after much longer: a hand resting on the pile must stay a hand
         absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s))
         self._bg[absorb] = colour[absorb]
@@ -176,6 +181,7 @@ class Watcher:
             else:
                 events.extend(self._reveal(zone, frame, feat, t))
             self._bg[zone.mask] = colour[zone.mask]
+            self._bg_long[zone.mask] = colour[zone.mask]
         return events
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -183,7 +189,10 @@ class Watcher:
         """A zone is occluded when a change reaching it also reaches the picture's edge: an arm."""
         import cv2
 
-        diff = (np.abs(colour - self._bg).max(axis=2) > self.occlusion_level).astype(np.uint8)
+        diff = (
+            (np.abs(colour - self._bg).max(axis=2) > self.occlusion_level)
+            & (np.abs(colour - self._bg_long).max(axis=2) > self.occlusion_level)
+        ).astype(np.uint8)
         diff = cv2.dilate(diff, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
         h, w = diff.shape
