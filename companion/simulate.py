@@ -357,9 +357,21 @@ class _Sim:
                         hand.append(draw.pop())
                     elif t._draw_seq != self.seq:
                         self.sync()
-                    continue
-                legal = [c for c in hand if c in ok]
-                card = legal[int(rnd() * len(legal))]
+                    if not t._drawn or t._turn != p or t._phase != "play" or t._pending:
+                        continue  # (a pass: nothing was left to draw)
+                    # the same turn goes on: the drawn card is played if it fits (the top
+                    # and colour are unchanged), else the player passes
+                    card = hand[-1]
+                    if card not in ok:
+                        ev = {"type": "pass"}
+                        notes = tpush(ev)
+                        append(ev)
+                        if notes:
+                            self.check(ev, notes)
+                        continue
+                else:
+                    legal = [c for c in hand if c in ok]
+                    card = legal[int(rnd() * len(legal))]
             colour = colour_of[card]
             if colour is None:
                 if card not in inline_wild:  # a wild with a physical effect
