@@ -81,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"  ratio like for like (no mistakes / rlcard): {like:.2f}x  "
               f"({verdict} the {GOAL:.0f}x goal)")
         print(f"  ratio with table mistakes / rlcard:         {full:.2f}x  "
-              "(a real table's log: more events per hand)")
+              "(a real table's log: take-backs, catches, challenges, reveals)")
         print(f"  engine alone / rlcard: {ratios[CLEAN_ALONE]:.2f}x no mistakes, "
               f"{ratios[FULL_ALONE]:.2f}x table mistakes  (refereeing the same hands, "
               "without dealing and choosing them)")
@@ -91,6 +91,6 @@ def main(args: argparse.Namespace) -> int:
     print("  steps: table events refereed (ours: plays, draws, passes, colours, UNO calls, "
           "points or reveals...) or rlcard game steps")
     print("  no mistakes: like rlcard's random player, every play legal, UNO always called, a "
-          "wild's colour named with it;\n  table mistakes: illegal cards taken back, forgotten "
+          "wild's colour named at random in its play event;\n  table mistakes: illegal cards taken back, forgotten "
           "UNO calls and catches, challenged wild draw fours")
     return 0
