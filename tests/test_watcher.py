@@ -183,3 +183,17 @@ def test_watcher_survives_a_source_that_dies_mid_video():
 def test_watcher_ignores_frames_that_are_not_colour_images(bad):
     watcher = Watcher(FakeDetector([Detection("red_1", 0.9, (0, 0, 5, 5))]), Zones.default())
     assert watcher.feed(bad, 0.0) == []
+
+
+def test_watch_command_prints_json_lines(tmp_path, capsys):
+    import json
+
+    from companion.cli import main as cli
+    from companion.tablevideo import make_video
+
+    out = tmp_path / "clip.mp4"
+    make_video(out, steps=[GAME, flip("blue_3", 0), play("blue_3", 1)], spec=VideoSpec(seed=11))
+    assert cli(["watch", str(out), "--fake-truth", str(tmp_path / "clip.jsonl"), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(e["type"], e["card"]) for e in lines] == [("flip", "blue_3"), ("play", "blue_3")]
+    assert all(isinstance(e["t"], float) for e in lines)

@@ -55,15 +55,18 @@ def main(args: argparse.Namespace) -> int:
     watcher = None
     count = 0
     resilient = ResilientSource(source, loop=False)
-    for frame in resilient.frames():
-        if watcher is None:
-            h, w = frame.image.shape[:2]
-            watcher = Watcher(detector, (zones or Zones.default(w, h)))
-        if truth is not None:
-            truth.t = frame.t
-        for event in watcher.feed(frame.image, frame.t):
-            print(json.dumps(event), flush=True)
-            count += 1
+    try:
+        for frame in resilient.frames():
+            if watcher is None:
+                h, w = frame.image.shape[:2]
+                watcher = Watcher(detector, (zones or Zones.default(w, h)))
+            if truth is not None:
+                truth.t = frame.t
+            for event in watcher.feed(frame.image, frame.t):
+                print(json.dumps(event), flush=True)
+                count += 1
+    except BrokenPipeError:  # the reader (e.g. `head`) has had enough
+        return 0
     if not args.json:
         print(f"{count} events from {watcher.frames if watcher else 0} frames", file=sys.stderr)
     return 0
