@@ -197,3 +197,23 @@ def test_watch_command_prints_json_lines(tmp_path, capsys):
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(e["type"], e["card"]) for e in lines] == [("flip", "blue_3"), ("play", "blue_3")]
     assert all(isinstance(e["t"], float) for e in lines)
+
+
+def test_bench_score_counts_phantoms_misses_and_wrong_names():
+    from companion.commands.bench_watch import score
+
+    truth = [
+        {"type": "flip", "card": "red_1", "t_land": 1.0, "t": 1.5},
+        {"type": "play", "card": "red_2", "t_land": 3.0, "t": 3.4},
+        {"type": "play", "card": "red_2", "t_land": 5.0, "t": 5.5},
+        {"type": "take_back", "t_land": 7.0, "t": 7.2},
+    ]
+    events = [
+        {"type": "flip", "card": "red_1", "t": 1.7},
+        {"type": "play", "card": "red_3", "t": 3.6},  # wrong name
+        {"type": "play", "card": "blue_9", "t": 20.0},  # phantom; the second red_2 is missed
+        {"type": "take_back", "t": 7.4},
+    ]
+    result = score(truth, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"]) == (1, 1, 1)
+    assert result["latency_ms"]["max"] == 200
