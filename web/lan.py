@@ -1,0 +1,29 @@
+"""The address phones join: the LAN IP (never a .local name) and a QR code of the URL."""
+from __future__ import annotations
+
+import socket
+
+import qrcode
+import qrcode.image.svg
+
+
+def lan_ip() -> str:
+    """This machine's LAN address. A UDP socket "connect" only picks a route: no packet is sent.
+    Falls back to 127.0.0.1 when there is no network."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.connect(("10.255.255.255", 1))
+            ip = sock.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    return ip if ip and not ip.startswith("0.") else "127.0.0.1"
+
+
+def join_url(port: int, ip: str | None = None) -> str:
+    return f"http://{ip or lan_ip()}:{port}/"
+
+
+def qr_svg(text: str) -> str:
+    """A QR code of `text` as an SVG document (drawn locally by the qrcode package)."""
+    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=2)
+    return image.to_string(encoding="unicode")
