@@ -12,6 +12,10 @@ HELP = "time the recognizer per frame"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frames", type=int, default=50)
     parser.add_argument("--threads", type=int, default=None, help="torch/onnxruntime threads (default: all cores)")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="PyTorch weights to time, with the .onnx beside them (default: models/uno-cards.pt)")
+    parser.add_argument("--export", action="store_true",
+                        help="export the weights to ONNX first (offline, through ultralytics)")
 
 
 def _frames(n: int):
@@ -41,6 +45,15 @@ def main(args: argparse.Namespace) -> int:
     import os
 
     from companion.detector import MODELS_DIR, MODEL_STEM, YoloDetector
+    from companion.errors import CompanionError
+
+    if args.frames < 1:
+        raise CompanionError("--frames must be at least 1")
+    weights = Path(args.model) if args.model else Path(MODELS_DIR) / f"{MODEL_STEM}.pt"
+    if args.export:
+        from companion.train import export_onnx
+
+        print(f"exported -> {export_onnx(weights)}")
 
     if args.threads:
         os.environ["OMP_NUM_THREADS"] = str(args.threads)
@@ -50,7 +63,7 @@ def main(args: argparse.Namespace) -> int:
     frames = list(_frames(args.frames))
     print(f"{len(frames)} frames of 640x480, {os.cpu_count()} CPU cores")
     for suffix in (".pt", ".onnx"):
-        path = Path(MODELS_DIR) / f"{MODEL_STEM}{suffix}"
+        path = weights.with_suffix(suffix)
         if not path.exists():
             print(f"{path.name}: not found")
             continue
