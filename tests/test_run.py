@@ -536,49 +536,66 @@ class RunProcess:
         return self.proc.wait(timeout=30)
 
 
+class Phone:
+    """A phone on the page over real HTTP: session cookie, CSRF token from the page."""
+
+    def __init__(self, port: int) -> None:
+        import http.cookiejar
+        import re
+        import urllib.request
+
+        self.base = f"http://127.0.0.1:{port}"
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        html = self.opener.open(self.base + "/", timeout=30).read().decode()
+        found = re.search(r'<meta name="csrf" content="([^"]+)"', html)
+        assert found, "no CSRF token on the page"
+        self.csrf = found.group(1)
+
+    def post(self, path: str, body: dict) -> dict:
+        import json
+        import urllib.request
+
+        request = urllib.request.Request(self.base + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json", "X-CSRF-Token": self.csrf})
+        with self.opener.open(request, timeout=30) as reply:
+            return dict(json.loads(reply.read()))
+
+    def state(self) -> dict:
+        import json
+
+        with self.opener.open(self.base + "/api/state", timeout=30) as reply:
+            return dict(json.loads(reply.read()))
+
+
 @pytest.mark.slow
 def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
-    from companion.engine import replay
     from companion.store import EventStore
 
-    first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy")
+    first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy", "--host-pin", "2468")
     started = first.wait_for("game: new game ")
     game_id = started.split("game: new game ")[1].split()[0]
-    before = first.wait_for("| game: ").split("| game: ")[1]
-    first.kill()  # no clean shutdown at all
+    first.wait_for("phone page on")
+    host = Phone(first.port)
+    assert host.post("/api/host/login", {"pin": "2468"})["ok"]
+    for card in ("red_5", "red_7", "blue_7"):  # the host enters cards the camera missed
+        host.post("/api/host/card", {"type": "flip" if card == "red_5" else "play", "card": card})
+    ann = Phone(first.port)
+    ann.post("/api/seat", {"player": "Ann"})
+    ann.post("/api/act", {"action": "draw"})  # mid-turn: Ann drew and has not played yet
+    before = host.state()
+    assert before["top"] == "blue_7" and before["turn"] == "Ann" and before["drawn"] is True
+    first.kill()  # SIGKILL: no clean shutdown at all
 
-    with EventStore(tmp_path / "games.db") as store:
-        stored = store.events(game_id)
-    assert [e["type"] for e in stored] == ["game", "deal"]
-
-    second = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy")
+    second = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy", "--host-pin", "2468")
     resumed = second.wait_for("game: resuming ")
-    assert game_id in resumed and "2 events" in resumed
-    assert second.wait_for("| game: ").split("| game: ")[1] == before
+    assert game_id in resumed and "6 events" in resumed
+    second.wait_for("phone page on")
+    after = Phone(second.port).state()
+    assert {k: v for k, v in after.items() if k != "events"} == {k: v for k, v in before.items() if k != "events"}
     assert second.interrupt() == 0  # Ctrl-C: a clean stop
     second.wait_for("stopped; every event is saved in")
     with EventStore(tmp_path / "games.db") as store:
-        assert replay(store.events(game_id)).state["dealer"] == "Ann"
-
-
-@pytest.mark.slow
-def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any, list[dict]], tmp_path: Any) -> None:
-    from companion.engine import replay
-
-    clip, truth = table_clip
-    referee, companion = run_clip(clip, truth, tmp_path / "games.db")
-    companion.stop()
-    state, expected = referee.state, replay(truth).state
-    plays = [e for e in truth if e["type"] in ("flip", "play", "take_back", "reveal")]
-    assert companion.vision.stats.events == len(plays)  # every card seen once, nothing invented
-    assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
-    # the standings and the referee's notices are the true game's
-    assert state["history"] == expected["history"] and state["history"]
-    assert [(p["name"], p["score"], p["hands_won"]) for p in state["players"]] == [
-        (p["name"], p["score"], p["hands_won"]) for p in expected["players"]]
-    assert [(n["kind"], n.get("player")) for n in state["notices"]] == [
-        (n["kind"], n.get("player")) for n in expected["notices"]]
-    assert (state["waiting_for"], state["hand"]) in (("deal", 1), ("flip", 2))  # the bot deals the next hand
+        assert [e["type"] for e in store.events(game_id)] == ["game", "deal", "flip", "play", "play", "draw"]
 
 
 @pytest.mark.slow
@@ -598,3 +615,28 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
         events = store.events(game)
     assert events[0]["type"] == "game" and events[0]["players"] == ["Ann", "Bob", "Cid", "Dee"]
     assert events[1] == {"type": "deal", "dealer": "Bob"}
+
+
+@pytest.mark.slow
+def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any, list[dict]], tmp_path: Any) -> None:
+    from companion.engine import replay
+    from web import create_app
+
+    clip, truth = table_clip
+    referee, companion = run_clip(clip, truth, tmp_path / "games.db")
+    companion.stop()
+    # what the phones see: the page's own state API on the same referee
+    page = create_app({"TESTING": True}, referee=referee).test_client().get("/api/state").get_json()
+    expected = replay(truth).state
+    plays = [e for e in truth if e["type"] in ("flip", "play", "take_back", "reveal")]
+    assert companion.vision.stats.events == len(plays)  # every card seen once, nothing invented
+    assert [n for n in page["notices"] if n["kind"] == "rejected"] == []
+    # the standings and the referee's notices are the true game's
+    assert page["history"] == expected["history"] and page["history"]
+    assert [(p["name"], p["score"], p["hands_won"]) for p in page["players"]] == [
+        (p["name"], p["score"], p["hands_won"]) for p in expected["players"]]
+    assert [(n["kind"], n.get("player")) for n in page["notices"]] == [
+        (n["kind"], n.get("player")) for n in expected["notices"][-30:]]
+    assert (page["waiting_for"], page["hand"]) in (("deal", 1), ("flip", 2))  # the bot deals the next hand
+    if page["waiting_for"] == "deal":  # card counts at the end of the hand, as the truth has them
+        assert [p["cards"] for p in page["players"]] == [p["cards"] for p in expected["players"]]
