@@ -27,7 +27,9 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
     notices = []
     for notice in (state.get("notices") or [])[-30:]:
         notice = dict(notice)
-        notice["message"] = _CARD_RE.sub("a card", str(notice.get("message", "")))
+        # The card that caused a challenge is public; any other card name may be a revealed one.
+        text = str(notice.get("message", "")).replace("wild_draw_four", "wild draw four")
+        notice["message"] = _CARD_RE.sub("a card", text)
         notices.append(notice)
     out["notices"] = notices
     out["game_id"] = game_id

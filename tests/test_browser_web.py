@@ -1,0 +1,150 @@
+"""Real-browser tests: Debian's Chromium drives three emulated phones against waitress."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from companion.referee import Referee  # noqa: E402
+from companion.store import EventStore  # noqa: E402
+from web import create_app  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parent.parent / "web" / "screenshots"
+PIN = "2468"
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed")]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from waitress.server import create_server
+
+    referee = Referee(EventStore(tmp_path_factory.mktemp("web") / "games.db"))
+    app = create_app({"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0}, referee=referee)
+    srv = create_server(app, host="127.0.0.1", port=0, threads=20)
+
+    def run() -> None:
+        try:
+            srv.run()
+        except OSError:
+            pass
+
+    threading.Thread(target=run, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.effective_port}", referee
+    srv.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield pw, b
+        b.close()
+
+
+def _phone(browser, url):
+    pw, b = browser
+    ctx = b.new_context(**pw.devices["Pixel 5"])
+    page = ctx.new_page()
+    page.goto(url + "/seat")
+    return page
+
+
+def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
+    url, referee = server
+    pw, b = browser
+    host = b.new_context(**pw.devices["Pixel 5"]).new_page()
+    host.goto(url + "/host")
+    host.fill("#pin", PIN)
+    host.click("#login button")
+    host.wait_for_selector("#newgame")
+    host.fill("#players", "Ann, Bob, Cat")
+    host.fill("input[name=hand_size]", "3")
+    host.click("#newgame button")
+    expect(host.locator("#dealer option")).to_have_count(4)
+    host.select_option("#dealer", "Cat")
+    host.click("#deal")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+
+    phones = {}
+    for name in ("Ann", "Bob", "Cat"):
+        page = _phone(browser, url)
+        page.get_by_role("button", name=name, exact=True).click()
+        expect(page.locator("#myname")).to_have_text(name)
+        phones[name] = page
+    ann, bob, cat = phones["Ann"], phones["Bob"], phones["Cat"]
+    expect(ann.locator("#prompt")).to_contain_text("Your turn")
+    expect(bob.locator("#turnbtns")).to_be_hidden()
+
+    # Ann draws and passes from her phone; Bob's turn shows on every phone.
+    ann.click("#turnbtns button[data-act=draw]")
+    expect(ann.locator("#mycards")).to_have_text("4")
+    ann.click("#turnbtns button[data-act=pass]")
+    expect(bob.locator("#prompt")).to_contain_text("Your turn")
+
+    # Challenge, guilty: Bob plays a wild draw four, Cat challenges, the reveal shows Bob held red.
+    referee.submit({"type": "play", "card": "wild_draw_four", "color": "green"}, source="camera")
+    expect(cat.locator("#challengebtns")).to_be_visible()
+    cat.click("#challengebtns button[data-act=challenge]")
+    expect(bob.locator("#prompt")).to_contain_text("camera")
+    referee.submit({"type": "reveal", "player": "Bob", "cards": ["red_9", "blue_2"]}, source="camera")
+    expect(ann.locator("#notices")).to_contain_text("Bob")
+    for page in phones.values():
+        assert "red_9" not in page.content() and "red 9" not in page.content()
+    expect(bob.locator("#mycards")).to_have_text("6")
+
+    # Undo from the host: the reveal is taken back, every phone follows.
+    host.click("#undo")
+    expect(bob.locator("#mycards")).to_have_text("2")
+    host.click("#innocent")  # this time the table rules innocent: Cat draws 6 and loses the turn
+    expect(cat.locator("#mycards")).to_have_text("9")
+
+    # A phone reloads mid-game: the seat and the state come back.
+    ann.reload()
+    expect(ann.locator("#myname")).to_have_text("Ann")
+    expect(ann.locator("#prompt")).to_contain_text("Your turn")
+    table = b.new_context(viewport={"width": 412, "height": 900}).new_page()
+    table.goto(url + "/")
+    expect(table.locator("#players li")).to_have_count(3)
+    SHOTS.mkdir(exist_ok=True)
+    table.screenshot(path=str(SHOTS / "table.png"), full_page=True)
+
+    # Play the hand out: Ann plays greens, Bob and Cat draw and pass from their phones,
+    # Ann calls UNO from her phone at two cards and goes out; the host types the points.
+    def others_draw_and_pass() -> None:
+        for page in (bob, cat):
+            expect(page.locator("#turnbtns")).to_be_visible()
+            page.click("#turnbtns button[data-act=draw]")
+            expect(page.locator("#turnbtns button[data-act=pass]")).to_be_visible()
+            page.click("#turnbtns button[data-act=pass]")
+
+    for card in ("green_1", "green_2", "green_3", "green_4"):
+        expect(ann.locator("#prompt")).to_contain_text("Your turn")
+        if ann.locator("#mycards").inner_text() == "2":
+            ann.click("button[data-act=uno]")
+            expect(ann.locator("#notices")).to_contain_text("UNO")
+        referee.submit({"type": "play", "card": card}, source="camera")
+        if referee.state["waiting_for"] != "play":
+            break
+        others_draw_and_pass()
+    assert referee.state["waiting_for"] == "scores" and referee.state["hand_winner"] == "Ann"
+    for name, pts in (("Bob", 12), ("Cat", 30)):
+        host.select_option("#ptplayer", name)
+        host.fill("#pts", str(pts))
+        host.click("#pointsform button")
+    expect(ann.locator("#notices")).to_contain_text("Ann")
+    assert next(p["score"] for p in referee.state["players"] if p["name"] == "Ann") == 42
+    standings = b.new_context(viewport={"width": 412, "height": 900}).new_page()
+    standings.goto(url + "/standings")
+    expect(standings.locator("#totals tr")).to_have_count(3)
+    expect(standings.locator("#totals tr").first).to_contain_text("42")
+    expect(standings.locator("#history tr")).to_have_count(2)
+    expect(standings.locator("#chart polyline")).to_have_count(3)
+    standings.screenshot(path=str(SHOTS / "standings.png"), full_page=True)
