@@ -1,59 +1,109 @@
 """The colour of a card read from its pixels, as a check on the model's colour.
 
 UNO colours are four saturated hues, so the hue of the saturated pixels names the colour.
-White balance is corrected first from the card's own white parts (border, oval), because a
-warm lamp or a blue-ish webcam moves every hue the same way.
+White balance is corrected first from the crop's brightest pixels (the card's white border
+and oval), because a warm lamp or a green-ish webcam moves every hue the same way. A box
+around a card also holds table, hand and neighbours, so pixels near the centre count more,
+and only strongly saturated pixels vote (skin and wood are not).
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-# OpenCV hue is 0..180. Boundaries between the four printed colours.
-_HUE_BINS = (
-    ("red", (0, 9)),
-    ("yellow", (16, 38)),
-    ("green", (40, 88)),
-    ("blue", (90, 132)),
-    ("red", (160, 181)),
-)
+from companion.cards import COLORS
+from companion.errors import CompanionError
+
+# OpenCV hue (0..179) ranges of the printed colours, measured on real photos of both designs
+# (medians: red 177/3, yellow 27, green 68-75, blue 100-106); orange and purple vote for none.
+_HUE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
+    "red": ((0, 11), (160, 180)),
+    "yellow": ((16, 41),),
+    "green": ((44, 89),),
+    "blue": ((89, 131),),
+}
+_MAX_SIDE = 96  # colour needs no detail; a small copy keeps this about a millisecond
+_MIN_COVERAGE = 0.04  # centre-weighted share of coloured pixels below which nothing is said
+_MIN_SHARE = 0.55  # the dominant colour's share among coloured pixels needed to name it
+_MAX_CAST = 1.45  # brightest pixels tinted more than this are card colour, not white light
 
 
-def _white_balance(bgr: np.ndarray) -> np.ndarray:
-    f = bgr.astype(np.float32)
-    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-    s, v = hsv[:, :, 1], hsv[:, :, 2]
-    candidates = (s < 70) & (v > np.percentile(v, 60))
-    if candidates.sum() < 0.03 * v.size:
-        return bgr
-    ref = f[candidates].reshape(-1, 3).mean(axis=0)
-    gains = ref.mean() / np.maximum(ref, 1.0)
-    gains = np.clip(gains, 0.6, 1.6)
-    return np.clip(f * gains[None, None, :], 0, 255).astype(np.uint8)
+def _as_bgr(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3):
+        raise CompanionError("card_colour needs a BGR image array")
+    if crop.ndim == 2:
+        return cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR), None
+    if crop.shape[2] == 4:  # BGRA: the transparent corners are not card
+        return np.ascontiguousarray(crop[:, :, :3]), crop[:, :, 3] > 127
+    if crop.shape[2] != 3:
+        raise CompanionError(f"card_colour needs 3 or 4 channels, not {crop.shape[2]}")
+    return crop, None
+
+
+def _white_balance(img: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Scale channels so the brightest pixels (the card's white) become neutral."""
+    pixels = img[mask].reshape(-1, 3).astype(np.float32)
+    if len(pixels) < 16:
+        return img
+    luma = pixels.sum(axis=1)
+    bright = pixels[luma >= np.percentile(luma, 90)]
+    white = bright.mean(axis=0) + 1e-3
+    # A crop of only a yellow or red body has no white in it: leave such a crop alone.
+    if white.max() / white.min() > _MAX_CAST or white.max() < 60:
+        return img
+    gains = np.clip(white.mean() / white, 0.6, 1.7)
+    return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+
+def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
+    """Each colour's share among the crop's coloured pixels, and the coloured coverage
+    (both centre-weighted; shares sum to 1, or are all 0 when nothing is coloured)."""
+    img, alpha = _as_bgr(bgr_crop)
+    h, w = img.shape[:2]
+    scale = _MAX_SIDE / max(h, w)
+    if scale < 1:
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+        if alpha is not None:
+            alpha = cv2.resize(alpha.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+        h, w = img.shape[:2]
+    mask = alpha if alpha is not None else np.ones((h, w), bool)
+    img = _white_balance(img, mask)
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    hue = hsv[:, :, 0].astype(np.int16)
+    sat = hsv[:, :, 1].astype(np.float32) / 255
+    val = hsv[:, :, 2].astype(np.float32) / 255
+    ys = (np.arange(h, dtype=np.float32) - (h - 1) / 2) / max(h, 1)
+    xs = (np.arange(w, dtype=np.float32) - (w - 1) / 2) / max(w, 1)
+    centre = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * 0.3**2))
+    centre *= mask
+    strength = np.clip((sat - 0.32) / 0.25, 0, 1) * np.clip((val - 0.18) / 0.2, 0, 1)
+    weights = centre * strength
+    total_centre = float(centre.sum()) or 1.0
+    coverage = float(weights.sum()) / total_centre
+    sums = {}
+    for colour in COLORS:
+        in_range = np.zeros((h, w), bool)
+        for lo, hi in _HUE_RANGES[colour]:
+            in_range |= (hue >= lo) & (hue < hi)
+        sums[colour] = float(weights[in_range].sum())
+    total = sum(sums.values())
+    shares = {c: (s / total if total > 0 else 0.0) for c, s in sums.items()}
+    return shares, coverage
 
 
 def card_colour(bgr_crop: np.ndarray) -> tuple[str | None, float]:
-    """Return (colour, confidence): the card's colour and the share of its saturated pixels
-    that agree, or (None, share) for a wild, a black card or a picture too dull to tell."""
-    if bgr_crop is None or bgr_crop.size == 0 or bgr_crop.ndim != 3:
+    """Return (colour, share): the card's colour and the share of its coloured pixels that
+    agree, or (None, 0.0) for a wild, a black card, or a picture too dull or small to tell.
+
+    >>> card_colour(np.full((40, 30, 3), (40, 40, 220), np.uint8))[0]
+    'red'
+    """
+    if isinstance(bgr_crop, np.ndarray) and (bgr_crop.size == 0 or min(bgr_crop.shape[:2]) < 2):
         return None, 0.0
-    h, w = bgr_crop.shape[:2]
-    if max(h, w) > 160:  # enough pixels to vote; faster
-        k = 160 / max(h, w)
-        bgr_crop = cv2.resize(bgr_crop, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
-    balanced = _white_balance(bgr_crop)
-    hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
-    hue, sat, val = hsv[:, :, 0], hsv[:, :, 1].astype(np.int32), hsv[:, :, 2].astype(np.int32)
-    coloured = (sat > 90) & (val > 70)
-    n = int(coloured.sum())
-    if n < 0.04 * hue.size:
+    shares, coverage = colour_shares(bgr_crop)
+    best = max(shares, key=shares.__getitem__)
+    share = shares[best]
+    if coverage < _MIN_COVERAGE or share < _MIN_SHARE:
         return None, 0.0
-    votes: dict[str, int] = {}
-    hues = hue[coloured]
-    for name, (lo, hi) in _HUE_BINS:
-        votes[name] = votes.get(name, 0) + int(((hues >= lo) & (hues < hi)).sum())
-    best = max(votes, key=votes.__getitem__)
-    share = votes[best] / n
-    if share < 0.55:
-        return None, share
-    return best, share
+    return best, round(float(share), 3)

@@ -21,3 +21,40 @@ def test_colour_of_a_wild_is_none(name):
 def test_colour_of_nothing_is_none():
     assert card_colour(np.zeros((0, 0, 3), np.uint8)) == (None, 0.0)
     assert card_colour(np.full((50, 50, 3), 128, np.uint8))[0] is None
+
+
+def test_colour_ignores_transparent_corners_of_a_bgra_face():
+    assert card_colour(render_card("green_skip", "classic", 150))[0] == "green"
+
+
+@pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue"])
+def test_colour_of_a_card_on_a_skin_and_wood_background(colour):
+    # The box around a card also holds a hand and the table; the card in the middle wins.
+    face = render_card(f"{colour}_draw_two", "classic", 120)
+    scene = np.empty((180, 150, 3), np.uint8)
+    scene[:] = (60, 110, 170)  # warm wood
+    scene[120:, :60] = (120, 150, 210)  # skin
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    y, x = 30, 35
+    h, w = face.shape[:2]
+    region = scene[y:y + h, x:x + w].astype(np.float32)
+    scene[y:y + h, x:x + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+    assert card_colour(scene)[0] == colour
+
+
+def test_colour_of_real_photos_is_right_and_rarely_wrong(shared_dir):
+    import cv2
+
+    from companion.evaluation import photo_set
+
+    right = wrong = 0
+    for path, truth in photo_set(shared_dir / "data" / "real-photos" / "set-b", 2):
+        if truth.startswith("wild"):
+            continue
+        image = cv2.imread(str(path))
+        h, w = image.shape[:2]
+        colour, share = card_colour(image[h // 6:5 * h // 6, w // 6:5 * w // 6])
+        right += colour == truth.split("_")[0]
+        wrong += colour not in (None, truth.split("_")[0]) and share >= 0.7
+    # Measured 95 right, 2 wrong of 104 (whole-frame crops, backgrounds included).
+    assert right >= 88 and wrong <= 4
