@@ -270,7 +270,7 @@ class WebServer:
     """The phone page on waitress, in its own thread; binding happens in start() so a port in
     use is a one-line error before anything else runs."""
 
-    def __init__(self, app: Any, host: str, port: int, threads: int = 16) -> None:
+    def __init__(self, app: Any, host: str, port: int, threads: int = 18) -> None:
         self.app, self.host, self.port, self.threads = app, host, port, threads
         self.server: Any = None
         self.thread: threading.Thread | None = None
