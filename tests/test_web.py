@@ -209,3 +209,45 @@ def test_sse_sends_full_state_then_each_event(game, app):
     assert update["state"]["top"] == "red_2"
     resp.close()
     assert app.extensions["uno"].phones_connected() == 0
+
+
+def test_zones_snapshot_and_save(tmp_path, referee):
+    import numpy as np
+
+    path = tmp_path / "zones.json"
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "ZONES_PATH": str(path),
+                      "SNAPSHOT": lambda: np.zeros((480, 640, 3), np.uint8)}, referee=referee)
+    client = _phone(app)
+    assert client.get("/host/snapshot.jpg").status_code == 403
+    client.post("/api/host/login", json={"pin": PIN})
+    resp = client.get("/host/snapshot.jpg")
+    assert resp.status_code == 200 and resp.data[:2] == b"\xff\xd8"
+    zones = client.get("/api/host/zones").get_json()
+    zones["discard"] = [[100, 100], [300, 100], [300, 300], [100, 300]]
+    assert client.post("/api/host/zones", json=zones).status_code == 200
+    assert json.loads(path.read_text())["discard"][2] == [300, 300]
+    bad = client.post("/api/host/zones", json={"frame": [640, 480], "kitchen": []})
+    assert bad.status_code == 400 and "kitchen" in bad.get_json()["error"]
+    assert json.loads(path.read_text())["discard"][2] == [300, 300]
+
+
+def test_seat_leave_and_host_release(game, app, host):
+    ann = _seat(app, "Ann")
+    assert ann.post("/api/seat/leave", json={}).status_code == 200
+    assert ann.post("/api/act", json={"action": "draw"}).status_code == 403
+    _seat(app, "Bob")
+    assert host.post("/api/host/release", json={"player": "Bob"}).status_code == 200
+    assert _phone(app).post("/api/seat", json={"player": "Bob"}).status_code == 200
+
+
+def test_engine_refusal_is_409_with_reason(game, app):
+    ann = _seat(app, "Ann")
+    resp = ann.post("/api/act", json={"action": "pass"})  # a pass before drawing
+    assert resp.status_code == 409 and resp.get_json()["error"]
+    assert game.state["turn"] == "Ann"
+
+
+def test_host_card_and_score_fix(game, host):
+    assert host.post("/api/host/card", json={"card": "red_9"}).status_code == 200
+    assert game.state["top"] == "red_9"
+    assert host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": "x"}).status_code == 400

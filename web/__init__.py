@@ -35,6 +35,8 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         PORT=8000,
         PUBLIC_URL=None,
         SSE_HEARTBEAT_S=15.0,
+        SNAPSHOT=None,  # callable -> latest BGR frame, for zone set-up
+        ZONES_PATH=None,  # zones JSON file the watcher reads
         SESSION_COOKIE_SAMESITE="Strict",
     )
     if test_config:
@@ -47,10 +49,11 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee))
     app.before_request(check_csrf)
 
-    from web import api, pages
+    from web import api, pages, zones
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(zones.bp)
 
     @app.errorhandler(403)
     def _forbidden(exc: Any) -> Any:

@@ -133,4 +133,9 @@ on("pointsform", "submit", (e) => { e.preventDefault(); post("/api/host/points",
 on("fixform", "submit", (e) => { e.preventDefault(); post("/api/host/score_fix", { hand: parseInt($("fixhand").value, 10), player: $("fixplayer").value, points: parseInt($("fixpts").value, 10) }); });
 on("correctform", "submit", (e) => { e.preventDefault(); post("/api/host/correct", { event: parseInt($("corrnum").value, 10), card: $("corrcard").value.trim() }); });
 on("cardform", "submit", (e) => { e.preventDefault(); post("/api/host/card", { type: "play", card: $("cardname").value.trim() }); });
+if ($("zonesjson")) fetch("/api/host/zones").then(r => r.json()).then(z => { $("zonesjson").value = JSON.stringify(z); });
+on("zonesform", "submit", async (e) => {
+  e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast("zones: not JSON"); return; }
+  if ((await post("/api/host/zones", z)).ok) { $("snap").src = "/host/snapshot.jpg?" + Date.now(); toast("zones saved"); }
+});
 connect();

@@ -1,0 +1,78 @@
+"""Camera zone set-up for the host: the latest frame with the zones drawn, and saving edits.
+
+The run command hands the app two things in config: SNAPSHOT (a callable returning the
+latest BGR frame, or None) and ZONES_PATH (the zones JSON file the watcher reads).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.errors import CompanionError
+from web.security import host_required
+
+bp = Blueprint("zones", __name__)
+_COLORS = {"discard": (0, 200, 255), "draw": (255, 160, 0), "reveal": (80, 220, 80)}
+
+
+def _zones() -> Any:
+    from companion.zones import Zones
+
+    path = current_app.config.get("ZONES_PATH")
+    if path:
+        try:
+            return Zones.load(path)
+        except CompanionError:
+            pass  # no file yet: the default layout, scaled to the frame
+    frame = _frame()
+    h, w = frame.shape[:2] if frame is not None else (480, 640)
+    return Zones.default(w, h)
+
+
+def _frame() -> Any:
+    snap = current_app.config.get("SNAPSHOT")
+    return snap() if callable(snap) else None
+
+
+@bp.get("/api/host/zones")
+@host_required
+def get_zones() -> Any:
+    return jsonify(_zones().to_dict())
+
+
+@bp.post("/api/host/zones")
+@host_required
+def save_zones() -> Any:
+    from companion.zones import Zones
+
+    path = current_app.config.get("ZONES_PATH")
+    if not path:
+        return jsonify(error="no zones file configured (run the companion with a camera)"), 409
+    try:
+        zones = Zones.from_dict(request.get_json(silent=True))
+    except CompanionError as exc:
+        return jsonify(error=str(exc)), 400
+    zones.save(path)
+    return jsonify(ok=True, zones=zones.to_dict())
+
+
+@bp.get("/host/snapshot.jpg")
+@host_required
+def snapshot() -> Any:
+    import cv2
+    import numpy as np
+
+    frame = _frame()
+    if frame is None:
+        return jsonify(error="no camera frame yet"), 404
+    image = frame.copy()
+    zones = _zones().scaled_to(image.shape[1], image.shape[0])
+    for name, color in _COLORS.items():
+        poly = zones.polygon(name)
+        if poly:
+            cv2.polylines(image, [np.array(poly, dtype=np.int32)], True, color, 2)
+            x, y = poly[0]
+            cv2.putText(image, name, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, color, 2)
+    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return Response(jpg.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
