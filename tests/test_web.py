@@ -101,6 +101,13 @@ def test_wrong_pin_is_refused(app):
     assert phone.post("/api/host/undo", json={}).status_code == 403
 
 
+def test_pin_guessing_pauses_logins(app):
+    phone = _phone(app)
+    for _ in range(5):
+        assert phone.post("/api/host/login", json={"pin": "0000"}).status_code == 403
+    assert phone.post("/api/host/login", json={"pin": PIN}).status_code == 429
+
+
 def test_host_starts_game_and_phones_see_it(game, app):
     state = app.test_client().get("/api/state").get_json()
     assert [p["name"] for p in state["players"]] == PLAYERS

@@ -18,6 +18,8 @@ class WebState:
     referee: Any
     hub: LiveHub
     seats: Seats = field(default_factory=Seats)
+    pin_failures: int = 0
+    pin_failed_at: float = 0.0
 
     def phones_connected(self) -> int:
         return self.hub.phones_connected()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import queue
+import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session, stream_with_context
@@ -177,8 +178,15 @@ def act() -> Any:
 
 @bp.post("/api/host/login")
 def host_login() -> Any:
+    ext = _ext()
+    # A 4-digit PIN is guessable: after 5 wrong tries, logins pause for 30 seconds.
+    if ext.pin_failures >= 5 and time.monotonic() - ext.pin_failed_at < 30:
+        return jsonify(error="too many wrong PINs: wait 30 seconds"), 429
     if not pin_ok(_body().get("pin")):
+        ext.pin_failures += 1
+        ext.pin_failed_at = time.monotonic()
         return jsonify(error="wrong PIN"), 403
+    ext.pin_failures = 0
     session["host"] = True
     return jsonify(ok=True)
 
