@@ -922,7 +922,9 @@ class Table:
             self._judge(any(INFO[c][0] == self._before_color for c in names))
             return
         if phase == "scores":
-            p = self._scorer(ev)
+            # A camera sees whose cards are laid out only by when: a reveal with no player
+            # is the next loser clockwise from the winner whose points are not in yet.
+            p = self._scorer(ev) if ev.get("player") is not None else self._next_scorer()
             if dry:
                 return
             self._recount(p, len(names))
@@ -980,6 +982,15 @@ class Table:
         if p in self._owed:
             raise _Reject(f"{self._names[p]}'s points are already in")
         return p
+
+    def _next_scorer(self) -> int:
+        w = self._hand_winner
+        assert w is not None
+        for i in range(1, self._n):
+            q = (w + i) % self._n
+            if q not in self._owed:
+                return q
+        raise _Reject("every loser's points are already in")
 
     def _h_points(self, ev: dict, dry: bool) -> None:
         self._expect("scores")

@@ -707,3 +707,13 @@ def test_engine_replays_a_hand_written_two_hand_log(repo_root):
         {"hand": 2, "winner": "Cid", "points": {"Ann": 0, "Bob": 0, "Cid": 87}}]
     assert (state["dealer"], state["turn"], state["waiting_for"], state["hand_winner"],
             state["game_winner"]) == ("Bob", None, "deal", "Cid", None)
+
+
+def test_engine_reveal_without_player_credits_the_next_loser_clockwise():
+    # The camera cannot tell whose hand is laid out: losers reveal in seat order from the winner.
+    table = play(["flip red_5", "play red_1", "points Cid 5",
+                  {"type": "reveal", "cards": ["blue_9"]}, {"type": "reveal", "cards": ["wild"]}], ONE)
+    state = table.state
+    assert state["history"][0]["points"]["Bob"] == 5 + 9 + 50
+    assert [n["kind"] for n in state["notices"]][-1] != "rejected"
+    assert state["waiting_for"] == "deal"
