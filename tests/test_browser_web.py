@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,9 @@ def server(tmp_path_factory):
 
     threading.Thread(target=run, daemon=True).start()
     yield f"http://127.0.0.1:{srv.effective_port}", referee
+    time.sleep(1.5)  # the browsers are gone: each stream ends at its next heartbeat
     srv.close()
+    srv.task_dispatcher.shutdown(timeout=2)
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session, stream_with_context
 
-from companion.cards import COLORS
-from companion.errors import CompanionError, UnknownCardError, UnknownColorError
+from companion.errors import CompanionError
 from companion.cards import parse_card, parse_color
-from web.hub import public_state
 from web.security import SEAT_COOKIE, host_required, pin_ok
 
 bp = Blueprint("api", __name__)
@@ -83,7 +81,6 @@ def events() -> Response:
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
     first = json.dumps({"state": hub.snapshot()})
 
-    @stream_with_context
     def stream() -> Any:
         try:
             yield "retry: 1000\n\n"
@@ -98,7 +95,7 @@ def events() -> Response:
         finally:
             hub.close(q)
 
-    return Response(stream(), mimetype="text/event-stream",
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -318,7 +315,3 @@ def host_log() -> Any:
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}
         lines.append({"event": i, "line": line})
     return jsonify(lines=lines)
-
-
-def colors() -> tuple[str, ...]:
-    return COLORS

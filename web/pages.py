@@ -1,8 +1,6 @@
 """HTML views (table, seat, standings, host), card faces and the join QR code."""
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, abort, current_app, render_template
 
 from companion.cards import COLORS
