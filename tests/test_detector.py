@@ -72,3 +72,60 @@ def test_recognize_cli_bad_conf_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "companion.cli", "recognize", "--conf", "2", "x.jpg"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and r.stderr.strip().count("\n") == 0 and "--conf" in r.stderr
+
+
+# --- The shipped model (skipped until models/uno-cards.pt exists). UNO_TEST_MODEL points the
+# same tests at another checkpoint while one trains.
+import os  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from companion.cards import CARD_NAMES  # noqa: E402
+from companion.detector import MODELS_DIR, YoloDetector  # noqa: E402
+
+SHIPPED = Path(os.environ.get("UNO_TEST_MODEL", MODELS_DIR / "uno-cards.pt"))
+shipped_only = pytest.mark.skipif(not SHIPPED.exists(), reason=f"{SHIPPED.name} not trained yet")
+# Floors sit below what the shipped model measured (models/README.md); raise them with it.
+RENDERED_FLOOR = 0.0
+REAL_FLOOR = {"set-a": 0.0, "set-b": 0.0}
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    onnx = SHIPPED.with_suffix(".onnx")
+    return YoloDetector(onnx if onnx.exists() else SHIPPED)
+
+
+@shipped_only
+def test_shipped_model_knows_every_card_name(shipped):
+    assert set(shipped.names) <= set(CARD_NAMES) and len(shipped.names) >= 54
+
+
+@shipped_only
+def test_shipped_model_reads_rendered_cards_on_a_table(shipped):
+    from companion.render import render_card
+
+    names = CARD_NAMES[::3]
+    right = 0
+    for i, name in enumerate(names):
+        table = np.full((480, 640, 3), (70, 110, 60), np.uint8)  # green felt
+        face = render_card(name, ("classic", "modern")[i % 2], 260)
+        h, w = face.shape[:2]
+        alpha = face[:, :, 3:4].astype(np.float32) / 255
+        y, x = 110, 250
+        region = table[y:y + h, x:x + w].astype(np.float32)
+        table[y:y + h, x:x + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+        found = shipped.detect(table)
+        if found:
+            box = found[0].box
+            assert box[0] < x + w and box[2] > x and box[1] < y + h and box[3] > y  # on the card
+        right += bool(found) and found[0].card == name
+    assert right / len(names) >= RENDERED_FLOOR
+
+
+@shipped_only
+@pytest.mark.parametrize("photo_set_name", ["set-a", "set-b"])
+def test_shipped_model_reads_a_fixed_sample_of_real_photos(shipped, shared_dir, photo_set_name):
+    pairs = photo_set(shared_dir / "data" / "real-photos" / photo_set_name, limit_per_class=2)
+    report = evaluate(pairs, shipped)
+    assert report.total == len(pairs) == 108
+    assert report.accuracy >= REAL_FLOOR[photo_set_name], format_report(report, photo_set_name)
