@@ -258,3 +258,15 @@ def test_host_card_and_score_fix(game, host):
     assert host.post("/api/host/card", json={"card": "red_9"}).status_code == 200
     assert game.state["top"] == "red_9"
     assert host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": "x"}).status_code == 400
+
+
+def test_accept_a_wild_draw_four_takes_the_four_and_passes_the_turn(game, app):
+    bob = _seat(app, "Bob")
+    game.submit({"type": "play", "card": "wild_draw_four", "color": "green"}, source="camera")
+    before = {p["name"]: p["cards"] for p in game.state["players"]}
+    assert bob.post("/api/act", json={"action": "accept"}).status_code == 200
+    state = game.state
+    assert {p["name"]: p["cards"] for p in state["players"]}["Bob"] == before["Bob"] + 4
+    assert state["turn"] == "Cat" and state["waiting_for"] == "play"
+    # Accept is only for the victim while the challenge is open.
+    assert bob.post("/api/act", json={"action": "accept"}).status_code == 403

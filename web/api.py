@@ -131,7 +131,7 @@ def leave_seat() -> Any:
 
 # Actions that belong to the player the table waits on, and the phase each needs.
 _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
-                 "target": ("target",), "challenge": ("challenge",)}
+                 "target": ("target",), "challenge": ("challenge",), "accept": ("challenge",)}
 
 
 @bp.post("/api/act")
@@ -147,8 +147,11 @@ def act() -> Any:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             return jsonify(error=f"not your move: the table waits for {state.get('turn') or 'nobody'}"
                                  f" ({state.get('waiting_for')})"), 403
-    if action == "draw":
-        event: dict = {"type": "draw"}
+    if action in ("draw", "accept"):
+        # With cards pending (a wild draw four accepted, or a stack not answered) the
+        # victim's draw takes them all: the engine reads a draw of that count so.
+        pending = int(state.get("pending_draw") or 0)
+        event: dict = {"type": "draw", "count": pending} if pending else {"type": "draw"}
     elif action == "pass":
         event = {"type": "pass"}
     elif action == "color":
@@ -167,7 +170,7 @@ def act() -> Any:
         if data.get("target") is not None:
             event["target"] = _player(state, data.get("target"), "target")
     else:
-        raise BadRequest(f"unknown action {action!r}: one of draw, pass, color, target, challenge, uno, catch")
+        raise BadRequest(f"unknown action {action!r}: one of draw, pass, color, target, accept, challenge, uno, catch")
     return _submit(event, f"phone:{me}")
 
 

@@ -50,7 +50,7 @@ function renderSeat() {
   $("turnbtns").hidden = !(myTurn && w === "play");
   $("colorbtns").hidden = !(myTurn && w === "color");
   $("targetbtns").hidden = !(myTurn && w === "target");
-  $("challengebtns").hidden = !(myTurn && w === "challenge") || accepted === S.events;
+  $("challengebtns").hidden = !(myTurn && w === "challenge");
   const tb = $("targetbtns"); tb.innerHTML = "";
   (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }); tb.appendChild(b); });
   let prompt = "";
@@ -62,7 +62,6 @@ function renderSeat() {
   else if (myTurn && w === "take_back") prompt = "Take your card back";
   $("prompt").textContent = prompt;
 }
-let accepted = null;
 
 function renderStandings() {
   const players = S.players || [], hist = S.history || [];
@@ -110,7 +109,6 @@ function connect() {
 document.addEventListener("click", async (ev) => {
   const b = ev.target.closest("button[data-act]"); if (!b) return;
   const act = b.dataset.act;
-  if (act === "accept") { accepted = S.events; render(); toast("Accepted: draw 4; the next player goes on"); return; }
   await post("/api/act", { action: act, color: b.dataset.color });
 });
 if ($("leave")) $("leave").onclick = async () => { await post("/api/seat/leave"); me = ""; render(); };
