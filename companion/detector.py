@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -107,10 +107,10 @@ class YoloDetector:
         web server and referee share the cores, and spinning workers starved them: measured
         18 ms instead of 31-37 ms per 256x256 run on a busy 2-core CPU.
         """
-        import onnxruntime
+        import onnxruntime  # type: ignore[import-untyped]
 
         self.model.predict(np.zeros((64, 64, 3), np.uint8), imgsz=self.imgsz, verbose=False, device="cpu")
-        backend = self.model.predictor.model
+        backend: Any = getattr(self.model.predictor, "model", None)
         backend = getattr(backend, "backend", backend)
         session = getattr(backend, "session", None)
         if not isinstance(session, onnxruntime.InferenceSession):
@@ -131,9 +131,10 @@ class YoloDetector:
     def detect(self, frame: np.ndarray) -> list[Detection]:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
             raise CompanionError("detect() needs a BGR image")
-        result = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
-                                    verbose=False, device="cpu")[0]
-        boxes = result.boxes
+        results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
+                                          verbose=False, device="cpu")
+        result = results[0]
+        boxes: Any = result.boxes
         out: list[Detection] = []
         if boxes is None or len(boxes) == 0:
             return out

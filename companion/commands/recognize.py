@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 HELP = "name the cards in images"
 
@@ -20,7 +21,7 @@ def recognize(paths: list[str], detector) -> list[dict]:
     """One entry per image: its cards best first, or an `error` for an unreadable file."""
     import cv2
 
-    out = []
+    out: list[dict[str, Any]] = []
     for path in paths:
         frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
         if frame is None:
