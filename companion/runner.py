@@ -96,6 +96,12 @@ class VisionLoop:
         self._stop = threading.Event()
         self._resilient: ResilientSource | None = None
         self._recent: list[tuple[float, float]] = []  # (clock, seconds spent) per processed frame
+        self.latest: Any = None  # the last frame seen, for the host's zone set-up snapshot
+        self._new_zones = threading.Event()
+
+    def reload_zones(self) -> None:
+        """The zones were edited: the next frame goes to a watcher built on the new ones."""
+        self._new_zones.set()
 
     def stop(self) -> None:
         self._stop.set()
@@ -165,11 +171,15 @@ class VisionLoop:
                 self.stats.skipped += 1  # more frames than the CPU budget allows: thin them out
                 continue
             last_t = frame.t
+            if self._new_zones.is_set():
+                self._new_zones.clear()
+                watcher = self.make_watcher()
             self._process(watcher, frame)
         self.source_status = self._resilient.status
 
     def _process(self, watcher: Watcher, frame: Frame) -> None:
         began = self.clock()
+        self.latest = frame.image
         try:
             if self.before_frame is not None:
                 self.before_frame(frame)

@@ -640,3 +640,59 @@ def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any,
     assert (page["waiting_for"], page["hand"]) in (("deal", 1), ("flip", 2))  # the bot deals the next hand
     if page["waiting_for"] == "deal":  # card counts at the end of the hand, as the truth has them
         assert [p["cards"] for p in page["players"]] == [p["cards"] for p in expected["players"]]
+
+
+def test_run_host_page_zones_reach_the_watcher(tmp_path):
+    """Zones edited on the host page's snapshot are saved beside the config and the next
+    frame is watched with them."""
+    import re
+
+    from companion.commands.run import make_app, make_watcher_factory
+    from companion.config import Config
+    from companion.detector import FakeDetector
+    from companion.referee import Referee
+    from companion.store import EventStore
+
+    config = Config()
+    config.path = tmp_path / "config.toml"
+
+    class Vision:
+        latest = np.zeros((480, 640, 3), np.uint8)
+        reloads = 0
+
+        def reload_zones(self) -> None:
+            Vision.reloads += 1
+
+    vision = Vision()
+    app = make_app(Referee(EventStore(tmp_path / "g.db")), config, "1234", vision)
+    client = app.test_client()
+    token = re.search(r'name="csrf" content="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = token
+    assert client.post("/api/host/login", json={"pin": "1234"}).status_code == 200
+    assert client.get("/host/snapshot.jpg").status_code == 200
+    zones = client.get("/api/host/zones").get_json()
+    zones["discard"] = [[100, 100], [300, 100], [300, 300], [100, 300]]
+    assert client.post("/api/host/zones", json=zones).status_code == 200
+    assert Vision.reloads == 1 and (tmp_path / "zones.json").is_file()
+
+    make = make_watcher_factory(FakeDetector(), config, lambda: (640, 480), None, tmp_path / "zones.json")
+    assert make().zones.bbox("discard") == (100, 100, 300, 300)
+
+
+def test_run_vision_loop_rebuilds_the_watcher_when_zones_change():
+    built = []
+
+    class Watcher:
+        def __init__(self) -> None:
+            built.append(self)
+
+        def feed(self, frame: Any, t: float) -> list[dict]:
+            return []
+
+    loop = VisionLoop(None, lambda: None, Watcher)  # type: ignore[arg-type]
+    watcher = loop.make_watcher()
+    frame = Frame(np.zeros((4, 4, 3), np.uint8), 0.0, 0)
+    loop._process(watcher, frame)
+    assert loop.latest is frame.image
+    loop.reload_zones()
+    assert loop._new_zones.is_set()

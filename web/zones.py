@@ -54,6 +54,9 @@ def save_zones() -> Any:
     except CompanionError as exc:
         return jsonify(error=str(exc)), 400
     zones.save(path)
+    saved = current_app.config.get("ZONES_SAVED")
+    if callable(saved):  # the watcher picks the new zones up from the next frame
+        saved()
     return jsonify(ok=True, zones=zones.to_dict())
 
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.config import Config, apply_overrides, default_data_dir, load_config
+from companion.config import Config, apply_overrides, default_config_path, default_data_dir, load_config
 from companion.errors import CompanionError, InputFileError
 
 HELP = "run the companion: camera, referee, phone page, buttons"
@@ -158,12 +158,23 @@ def make_zones(config: Config, width: int, height: int, base: Any = None) -> Any
     return zones
 
 
+def zones_file(config: Config) -> Path:
+    """Where the host page saves the camera zones: beside the configuration file."""
+    return (config.path or default_config_path()).parent / "zones.json"
+
+
 def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple[int, int]],
-                         base_zones: Any = None) -> Callable[[], Any]:
+                         base_zones: Any = None, saved: Path | None = None) -> Callable[[], Any]:
     from companion.watcher import Watcher
+    from companion.zones import Zones
 
     def make() -> Any:
         width, height = size()
+        if saved is not None and saved.is_file():
+            try:  # zones set on the host page win: they were drawn on this camera's picture
+                return Watcher(detector, Zones.load(saved).scaled_to(width, height))
+            except CompanionError as exc:
+                log.warning("ignoring %s: %s", saved, exc)
         return Watcher(detector, make_zones(config, width, height, base_zones))
 
     return make
@@ -217,10 +228,14 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
     say(f"game: new game {referee.game_id} for {', '.join(config.players)}")
 
 
-def make_app(referee: Any, config: Config, host_pin: str) -> Any:
+def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) -> Any:
     from web import create_app
 
-    return create_app({"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None}, referee=referee)
+    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None}
+    if vision is not None:  # camera zone set-up on the host page
+        settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
+                        ZONES_SAVED=vision.reload_zones)
+    return create_app(settings, referee=referee)
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -298,7 +313,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
     web = None
     try:
-        web = WebServer(make_app(referee, config, host_pin), config.host, config.port)
+        web = WebServer(make_app(referee, config, host_pin, vision), config.host, config.port)
     except ImportError as exc:
         say(f"phone page: not available in this build ({exc})")
     companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,
@@ -381,7 +396,8 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         from companion.zones import Zones
 
         base_zones = Zones.load(DEMO_DIR / "zones.json")
-    make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"], base_zones)
+    make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"], base_zones,
+                                        None if kind == "demo" else zones_file(config))
     return VisionLoop(
         referee,
         make_source,
