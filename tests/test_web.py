@@ -270,3 +270,14 @@ def test_accept_a_wild_draw_four_takes_the_four_and_passes_the_turn(game, app):
     assert state["turn"] == "Cat" and state["waiting_for"] == "play"
     # Accept is only for the victim while the challenge is open.
     assert bob.post("/api/act", json={"action": "accept"}).status_code == 403
+
+
+def test_public_state_keeps_public_plays_and_prose_readable():
+    events = [{"type": "play", "card": "blue_4"}, {"type": "reveal", "player": "Ann", "cards": ["red_3"]}]
+    state = {"players": [], "notices": [
+        {"event": 0, "kind": "illegal_play", "player": "Bob", "message": "Bob cannot play blue_4 on green_8"},
+        {"event": 1, "kind": "challenge_failed", "player": "Cat", "message": "Cat challenged an honest wild draw four: draws 6"},
+        {"event": 1, "kind": "count_mismatch", "player": "Ann", "message": "Ann shows red_3"}]}
+    messages = [n["message"] for n in public_state(state, events)["notices"]]
+    assert messages == ["Bob cannot play blue_4 on green_8",
+                        "Cat challenged an honest wild draw four: draws 6", "Ann shows a card"]

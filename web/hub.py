@@ -13,7 +13,21 @@ from typing import Any
 
 from companion.cards import CARD_NAMES
 
-_CARD_RE = re.compile(r"\b(" + "|".join(sorted(CARD_NAMES, key=len, reverse=True)) + r")\b")
+# "wild" is also a word in the referee's prose ("an honest wild draw four"): not a card there.
+_CARD_RE = re.compile(r"\b(" + "|".join(sorted(CARD_NAMES, key=len, reverse=True)) + r")\b(?! draw four)")
+
+
+def _from_reveal(events: list | None, index: object) -> bool:
+    """Whether a notice came from a `reveal` line (unknown: assume so, to be safe)."""
+    if events is None or not isinstance(index, int) or not 0 <= index < len(events):
+        return True
+    line = events[index]
+    if isinstance(line, str):
+        try:
+            line = json.loads(line)
+        except ValueError:
+            return False
+    return isinstance(line, dict) and line.get("type") == "reveal"
 PUBLIC_KEYS = (
     "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",
     "game_winner", "rules", "hand", "draw_pile", "discard_pile", "pending_draw", "uno_window",
@@ -27,9 +41,10 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
     notices = []
     for notice in (state.get("notices") or [])[-30:]:
         notice = dict(notice)
-        # The card that caused a challenge is public; any other card name may be a revealed one.
-        text = str(notice.get("message", "")).replace("wild_draw_four", "wild draw four")
-        notice["message"] = _CARD_RE.sub("a card", text)
+        # Plays are public; a notice caused by a revealed hand must not name its cards.
+        if _from_reveal(events, notice.get("event")):
+            text = str(notice.get("message", "")).replace("wild_draw_four", "wild draw four")
+            notice["message"] = _CARD_RE.sub("a card", text)
         notices.append(notice)
     out["notices"] = notices
     out["game_id"] = game_id
