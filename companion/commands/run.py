@@ -12,7 +12,6 @@ import logging
 import os
 import secrets
 import signal
-import socket
 import threading
 import time
 from pathlib import Path
@@ -180,16 +179,6 @@ def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple
     return make
 
 
-def lan_address() -> str:
-    """This machine's address on the local network (phones cannot use localhost)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))  # UDP connect sends nothing
-            return str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
-
-
 def print_join(url: str, say: Callable[[str], None]) -> None:
     say(f"phones: open {url} (same Wi-Fi), or scan:")
     try:
@@ -331,7 +320,9 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     try:
         companion.start()
         if web is not None:
-            url = f"http://{lan_address() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
+            from web.lan import lan_ip
+
+            url = f"http://{lan_ip() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
             say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
             if args.bench is None:
                 print_join(url, say)
