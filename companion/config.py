@@ -194,7 +194,9 @@ class Config:
 
     @property
     def db_path(self) -> Path:
-        return Path(self.db).expanduser() if self.db else default_data_dir() / "games.db"
+        from companion.store import default_db_path
+
+        return Path(self.db).expanduser() if self.db else default_db_path()
 
 
 def default_config_path() -> Path:
