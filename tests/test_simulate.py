@@ -161,3 +161,15 @@ def test_simulate_illegal_card_taken_back_after_a_reshuffle_keeps_the_pile():
         if log[k]["type"] == "take_back":
             assert replay(log[:k + 1]).state["top"] is not None
     assert sum(table._cards) + table._draw_pile + len(table._pile) == table._deck_size
+
+
+def test_simulate_cli_no_mistakes_writes_a_clean_log(tmp_path):
+    from companion.cli import main
+    from companion.engine import replay
+
+    out = tmp_path / "clean.jsonl"
+    assert main(["simulate", "--players", "3", "--hands", "3", "--seed", "5", "--no-mistakes", "--out", str(out)]) == 0
+    state = replay(out.read_text().splitlines()).state
+    kinds = {n["kind"] for n in state["notices"]}
+    assert "rejected" not in kinds and "illegal_play" not in kinds and "uno_penalty" not in kinds
+    assert len(state["history"]) >= 1

@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hands", type=_count(1), default=1, help="hands to play (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--out", metavar="FILE", help="write the log here instead of stdout")
+    parser.add_argument("--no-mistakes", action="store_true",
+                        help="play like a game program: no illegal plays, forgotten calls or challenges")
     parser.add_argument("--rules", metavar="JSON", default=None,
                         help='table options as a JSON object, e.g. \'{"stacking": true}\'')
 
@@ -45,7 +47,7 @@ def main(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as exc:
             raise RulesError(f"--rules is not JSON: {exc.msg} (column {exc.colno})") from None
         parse_rules(rules)  # a bad option is a one-line error before anything is written
-    events = simulate_games(args.players, args.hands, args.seed, rules)
+    events = simulate_games(args.players, args.hands, args.seed, rules, mistakes=not args.no_mistakes)
     if args.out is None:
         try:
             _write(events, sys.stdout)
