@@ -85,8 +85,10 @@ from companion.detector import MODELS_DIR, YoloDetector  # noqa: E402
 SHIPPED = Path(os.environ.get("UNO_TEST_MODEL", MODELS_DIR / "uno-cards.pt"))
 shipped_only = pytest.mark.skipif(not SHIPPED.exists(), reason=f"{SHIPPED.name} not trained yet")
 # Floors sit below what the shipped model measured (models/README.md); raise them with it.
-RENDERED_FLOOR = 0.0
-REAL_FLOOR = {"set-a": 0.0, "set-b": 0.0}
+# The epoch-5 CPU checkpoint shipped at 07:40 measured: rendered 2/19; real samples set-a
+# 4/108, set-b 3/108 (full sets 12.5% and 6.8%), no colour confusions.
+RENDERED_FLOOR = 1 / 19
+REAL_FLOOR = {"set-a": 2 / 108, "set-b": 1 / 108}
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +131,4 @@ def test_shipped_model_reads_a_fixed_sample_of_real_photos(shipped, shared_dir, 
     report = evaluate(pairs, shipped)
     assert report.total == len(pairs) == 108
     assert report.accuracy >= REAL_FLOOR[photo_set_name], format_report(report, photo_set_name)
+    assert report.colour_errors <= 1, format_report(report, photo_set_name)  # the pixel check
