@@ -81,10 +81,12 @@ def train(recipe: Recipe) -> Path:
     except Exception as exc:  # a yaml name ultralytics does not know
         raise CompanionError(f"cannot build model {recipe.model!r}: {exc}") from exc
     start = time.time()
+    # A .pt model continues from its weights (ultralytics drops them when pretrained=False).
+    from_weights = not str(recipe.model).endswith((".yaml", ".yml"))
     args = dict(
         data=str(yaml_path), imgsz=recipe.imgsz, epochs=recipe.epochs, batch=recipe.batch,
         device=recipe.device, workers=recipe.workers, project=str(recipe.work / "runs"),
-        name="uno-cards", exist_ok=True, plots=False, pretrained=False, amp=False,
+        name="uno-cards", exist_ok=True, plots=False, pretrained=from_weights, amp=False,
         seed=recipe.seed, deterministic=False, verbose=True,
         # Cards are not mirror-symmetric and their hue is their colour: no flips, no hue shift.
         fliplr=0.0, flipud=0.0, hsv_h=0.0, hsv_s=0.3, hsv_v=0.3,
@@ -92,7 +94,7 @@ def train(recipe: Recipe) -> Path:
         patience=1000, cache="ram",
         # A short from-scratch run: ultralytics' "auto" picks a tiny AdamW rate for 57
         # classes; a larger one with a one-epoch warm-up learns much faster here.
-        optimizer="AdamW", lr0=0.002, warmup_epochs=1,
+        optimizer="AdamW", lr0=0.002, warmup_epochs=0 if from_weights else 1,
     )
     if recipe.hours:
         args["time"] = recipe.hours
