@@ -78,6 +78,8 @@ class YoloDetector:
     """The shipped YOLO card model. `colour_check`: trust the pixels' colour over the
     model's when the pixels are clear about it (colour confusions are the costly ones)."""
 
+    reads_crops = True  # the watcher hands it a zone's crop, not the whole table
+
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7) -> None:
         path = Path(weights) if weights else default_weights()

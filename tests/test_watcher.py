@@ -217,3 +217,30 @@ def test_bench_score_counts_phantoms_misses_and_wrong_names():
     result = score(truth, events)
     assert (result["phantom"], result["missed"], result["wrong_names"]) == (1, 1, 1)
     assert result["latency_ms"]["max"] == 200
+
+
+def test_watcher_gives_a_crop_reading_detector_the_zone_and_maps_boxes_back():
+    from companion.detector import Detection
+    from companion.watcher import Watcher
+    from companion.zones import Zones
+
+    seen = []
+
+    class CropReader:
+        reads_crops = True
+
+        def detect(self, frame):
+            seen.append(frame.shape)
+            h, w = frame.shape[:2]  # a card in the middle of what it was given
+            return [Detection("red_5", 0.9, (w / 2 - 20, h / 2 - 30, w / 2 + 20, h / 2 + 30))]
+
+    zones = Zones.default(640, 480)
+    watcher = Watcher(CropReader(), zones)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    watcher._setup(frame)
+    found = watcher._detect(frame, "discard")
+    x1, y1, x2, y2 = zones.bbox("discard")
+    assert seen and seen[0][0] < 480 and seen[0][1] < 640  # a crop, not the table
+    # Mapped back to table coordinates: the middle of the zone.
+    bx1, by1, bx2, by2 = found[0].box
+    assert abs((bx1 + bx2) / 2 - (x1 + x2) / 2) < 3 and abs((by1 + by2) / 2 - (y1 + y2) / 2) < 3
