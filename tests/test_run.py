@@ -615,6 +615,10 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
         events = store.events(game)
     assert events[0]["type"] == "game" and events[0]["players"] == ["Ann", "Bob", "Cid", "Dee"]
     assert events[1] == {"type": "deal", "dealer": "Bob"}
+    # Within seconds the camera side has put the demo's first card on the pile, and says how
+    # the demo names its cards.
+    assert {"type": "flip", "card": "green_draw_two"} in events
+    demo.wait_for("named from the video's true log")
 
 
 @pytest.mark.slow
