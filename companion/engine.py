@@ -64,6 +64,14 @@ def playable_set(top: str | None, color: str | None) -> frozenset[str]:
     return got
 
 
+def _points(ev: dict) -> int:
+    """The event's `points`: a whole number of at least 0."""
+    pts = _int(ev.get("points"))
+    if pts is None or pts < 0:
+        raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+    return pts
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -995,9 +1003,7 @@ class Table:
     def _h_points(self, ev: dict, dry: bool) -> None:
         self._expect("scores")
         p = self._scorer(ev)
-        pts = _int(ev.get("points"))
-        if pts is None or pts < 0:
-            raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+        pts = _points(ev)
         if dry:
             return
         self._score(p, pts)
@@ -1067,9 +1073,7 @@ class Table:
         if hand is None or hand not in hands:
             raise _Reject(f"no finished hand {ev.get('hand')!r} to fix")
         p = self._player(ev)
-        pts = _int(ev.get("points"))
-        if pts is None or pts < 0:
-            raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+        pts = _points(ev)
         if dry:
             return
         assert p is not None
