@@ -49,14 +49,13 @@ def default_weights() -> Path:
     return MODELS_DIR / f"{MODEL_STEM}.pt"
 
 
-def _offline() -> None:
-    """No network for ultralytics, and its INFO chatter off stdout (kept clean for --json)."""
+def offline_ultralytics(config_dir: Path | None = None) -> None:
+    """Make ultralytics work with no network (call before it first loads or trains a model):
+    YOLO_OFFLINE, its settings in `config_dir` when given, settings sync off."""
     os.environ["YOLO_OFFLINE"] = "true"
-    import logging
-
-    import ultralytics  # noqa: F401  (sets up its logger, which we then quieten)
-
-    logging.getLogger("ultralytics").setLevel(logging.WARNING)
+    if config_dir is not None:
+        config_dir.mkdir(parents=True, exist_ok=True)
+        os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
     try:
         from ultralytics import settings
 
@@ -64,6 +63,14 @@ def _offline() -> None:
             settings.update({"sync": False})
     except Exception:  # settings file not writable: the offline env var still holds
         pass
+
+
+def _offline() -> None:
+    """Offline, and ultralytics' INFO chatter off stdout (kept clean for --json)."""
+    import logging
+
+    offline_ultralytics()
+    logging.getLogger("ultralytics").setLevel(logging.WARNING)
 
 
 def recolour(name: str, pixel_colour: str | None) -> str:

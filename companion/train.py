@@ -6,27 +6,15 @@ ultralytics config lives in the work folder.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.detector import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-WEIGHTS = MODELS_DIR / "uno-cards.pt"
-
-
-def offline_ultralytics(config_dir: Path | None = None) -> None:
-    """Make ultralytics work with no network: call before importing it."""
-    os.environ["YOLO_OFFLINE"] = "true"
-    if config_dir is not None:
-        config_dir.mkdir(parents=True, exist_ok=True)
-        os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
-    from ultralytics import settings
-
-    settings.update({"sync": False, "hub": False} if "hub" in settings else {"sync": False})
+WEIGHTS = MODELS_DIR / f"{MODEL_STEM}.pt"
 
 
 @dataclass
