@@ -17,11 +17,10 @@ import random
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from companion.cards import COLORS, parse_card
+from companion.cards import parse_card
 
 DESIGNS: tuple[str, ...] = ("classic", "modern")
 ASPECT = 56 / 87  # width / height of a real card
@@ -295,24 +294,4 @@ def render_card(
     return np.ascontiguousarray(bgra)
 
 
-def card_sheet(design: str = "classic", height: int = 180, names=None) -> np.ndarray:
-    """Every card face side by side on a grey sheet (BGR): for looking at the renderer."""
-    from companion.cards import CARD_NAMES
-
-    names = list(names or CARD_NAMES)
-    faces = [render_card(n, design, height) for n in names]
-    w = faces[0].shape[1]
-    cols = 13
-    rows = math.ceil(len(faces) / cols)
-    pad = 6
-    sheet = np.full((rows * (height + pad) + pad, cols * (w + pad) + pad, 3), 90, np.uint8)
-    for i, face in enumerate(faces):
-        r, col = divmod(i, cols)
-        y, x = pad + r * (height + pad), pad + col * (w + pad)
-        a = face[:, :, 3:4].astype(np.float32) / 255
-        roi = sheet[y:y + height, x:x + w].astype(np.float32)
-        sheet[y:y + height, x:x + w] = (face[:, :, :3] * a + roi * (1 - a)).astype(np.uint8)
-    return sheet
-
-
-__all__ = ["DESIGNS", "ASPECT", "CARD_RGB", "COLORS", "render_card", "card_sheet"]
+__all__ = ["DESIGNS", "ASPECT", "CARD_RGB", "render_card"]

@@ -17,7 +17,7 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -374,8 +374,3 @@ def write_dataset(root: Path, n_train: int, n_val: int, seed: int = 0,
     yaml_path.write_text(f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
     return yaml_path
 
-
-def iter_scenes(seed: int, count: int) -> Iterator[tuple[np.ndarray, list]]:
-    bank = FaceBank(seed=seed)
-    for i in range(count):
-        yield make_scene(np.random.default_rng(seed * 1_000_003 + i), bank)
