@@ -82,18 +82,30 @@ def recolour(name: str, pixel_colour: str | None) -> str:
 
 
 class YoloDetector:
-    """The shipped YOLO card model. `colour_check`: trust the pixels' colour over the
-    model's when the pixels are clear about it (colour confusions are the costly ones)."""
+    """The shipped card model: a YOLO detector finds the cards, and (when the reader is
+    shipped, see reader.py) a second stage names each found card's symbol from its crop
+    while the pixels give its colour. Without a reader the detector's own class is used.
+
+    `colour_check` (detector alone): trust the pixels' colour over the model's when the
+    pixels are clear about it (colour confusions are the costly ones)."""
 
     reads_crops = True  # the watcher hands it a zone's crop, not the whole table
+    box_conf = 0.05  # with a reader, weak boxes are still worth a look: the reader decides
+    max_reads = 4  # crops read per frame (best boxes first)
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
-                 imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7) -> None:
+                 imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
+                 reader: str | Path | None | bool = True) -> None:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
         _offline()
         from ultralytics import YOLO
+
+        from companion.reader import CardReader, default_reader_weights
+
+        reader_path = default_reader_weights() if reader is True else (Path(reader) if reader else None)
+        self.reader = CardReader(reader_path) if reader_path is not None else None
 
         self.path = path
         self.model = YOLO(str(path), task="detect")
@@ -140,6 +152,8 @@ class YoloDetector:
     def detect(self, frame: np.ndarray) -> list[Detection]:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
             raise CompanionError("detect() needs a BGR image")
+        if self.reader is not None:
+            return self._detect_and_read(frame)
         results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
                                           verbose=False, device="cpu")
         result = results[0]
@@ -157,6 +171,50 @@ class YoloDetector:
             out.append(Detection(name, float(c), (float(x1), float(y1), float(x2), float(y2))))
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
+
+    def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
+        from companion.cardcrops import NONE, crop_square
+
+        results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.box_conf, iou=self.iou,
+                                          agnostic_nms=True, max_det=self.max_reads, verbose=False, device="cpu")
+        boxes: Any = results[0].boxes
+        h, w = frame.shape[:2]
+        candidates: list[tuple[tuple[float, float, float, float], str | None, float]] = []
+        if boxes is not None and len(boxes):
+            for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
+                                               boxes.cls.cpu().numpy().astype(int)):
+                candidates.append(((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c)))
+        if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
+            candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
+        reads = self.reader.read([crop_square(frame, box) for box, _, _ in candidates])  # type: ignore[union-attr]
+        out: list[Detection] = []
+        for (box, det_name, det_conf), (symbol, p) in zip(candidates, reads):
+            if symbol == NONE:
+                continue
+            name = self._colour_symbol(frame, box, symbol, det_name)
+            if name is None:
+                continue
+            # The reader's certainty, discounted where the detector barely saw a card.
+            confidence = p * (0.5 + 0.5 * min(1.0, det_conf / 0.5))
+            if confidence >= self.conf:
+                out.append(Detection(name, confidence, box))
+        out.sort(key=lambda d: d.confidence, reverse=True)
+        return out
+
+    def _colour_symbol(self, frame: np.ndarray, box: tuple[float, float, float, float], symbol: str,
+                       det_name: str | None) -> str | None:
+        """The card name for a read symbol: wilds as they are, a coloured symbol with the
+        pixels' colour (the detector's colour when the pixels cannot tell)."""
+        from companion.colour import card_colour
+
+        if symbol in CARD_NAMES:
+            return symbol
+        h, w = frame.shape[:2]
+        x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
+        colour = card_colour(frame[y1:y2, x1:x2])[0] if x2 - x1 >= 8 and y2 - y1 >= 8 else None
+        if colour is None and det_name is not None:
+            colour = parse_card(det_name).color
+        return f"{colour}_{symbol}" if colour else None
 
     def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
         from companion.colour import card_colour

@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit-per-class", type=int, default=None, help="sample at most N photos per card")
     parser.add_argument("--conf", type=float, default=0.1)
     parser.add_argument("--no-colour-check", action="store_true")
+    parser.add_argument("--reader", type=Path, default=None,
+                        help="second-stage reader weights (default: the shipped reader, if any)")
+    parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
     parser.add_argument("--json", action="store_true")
 
 
@@ -23,7 +26,8 @@ def main(args: argparse.Namespace) -> int:
     from companion.evaluation import evaluate, format_report, photo_set
 
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]  # refuse bad folders first
-    detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check)
+    detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
+                            reader=False if args.no_reader else (args.reader or True))
     out = {}
     for d, pairs in sets:
         def progress(done: int, total: int) -> None:

@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", type=Path, default=None, help="weights (default: the shipped model)")
     parser.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default %(default)s)")
     parser.add_argument("--no-colour-check", action="store_true", help="trust the model's colour only")
+    parser.add_argument("--reader", type=Path, default=None,
+                        help="second-stage reader weights (default: the shipped reader, if any)")
+    parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
 
 
 def recognize(paths: list[str], detector) -> list[dict]:
@@ -38,7 +41,8 @@ def main(args: argparse.Namespace) -> int:
 
     if not 0 < args.conf < 1:
         raise CompanionError("--conf must be between 0 and 1")
-    detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check)
+    detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
+                            reader=False if args.no_reader else (args.reader or True))
     results = recognize(args.images, detector)
     if args.json:
         print(json.dumps(results, indent=1))

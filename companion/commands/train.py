@@ -23,15 +23,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=d.batch)
     parser.add_argument("--device", default=d.device, help="cpu, or a GPU index such as 0")
     parser.add_argument("--workers", type=int, default=d.workers)
+    parser.add_argument("--reader", action="store_true",
+                        help="train the second stage (names the card in a detector's crop) instead of the detector; "
+                             "--model, --epochs, --time and --batch then default to the reader's recipe")
+    parser.add_argument("--composites", type=Path, default=None,
+                        help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
 
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
     from companion.train import Recipe, train
 
+    d = Recipe()
+
     for key in ("images", "val_images", "imgsz", "epochs", "batch"):
         if getattr(args, key) < 1:
             raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
+    if args.reader:
+        from companion.train import ReaderRecipe, train_reader
+
+        r = ReaderRecipe()
+        given = {k: getattr(args, k) for k in ("model", "epochs", "hours", "batch") if getattr(args, k) != getattr(d, k)}
+        reader = ReaderRecipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
+                              composites=args.composites or r.composites, device=args.device, workers=args.workers,
+                              model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
+                              hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch))
+        train_reader(reader)
+        return 0
     recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
                     model=args.model, imgsz=args.imgsz, epochs=args.epochs,
                     hours=args.hours or None, batch=args.batch, device=args.device, workers=args.workers)

@@ -1,0 +1,161 @@
+"""Training data for the card reader (the second stage): one picture per card crop.
+
+The reader names the symbol of the card in a crop ("7", "skip", "wild_draw_four", ... or
+"none" when no card can be named); the colour comes from the crop's pixels (colour.py).
+Symbols pool all four colours, so each class gets four times the examples a 57-class model
+would, and the licensed real composites (which carry values, not colours) fit it directly.
+
+Crops come from:
+- the synthetic scenes of `scenes.py` (each labelled box, cut out with a loose margin the
+  way a detector's box would be, and background boxes as "none");
+- `../shared/data/uno-cards-composites` (real card photos on textures; their boxes cover the
+  top-left corner index only): the corner with context, and the fan's top card whole,
+  estimated from its corner box.
+
+Every crop is stretched to a square (`crop_square`), in training and at run time alike.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+from companion.cards import CARD_NAMES, parse_card
+
+NONE = "none"
+SYMBOL_CLASSES: tuple[str, ...] = tuple(sorted(
+    {parse_card(n).symbol for n in CARD_NAMES} | {NONE}))
+
+# The composites' class index -> symbol (see their README: 10-14 were renamed).
+COMPOSITE_SYMBOLS = ("0", "1", "wild_draw_four", "draw_two", "reverse", "skip", "wild",
+                     "2", "3", "4", "5", "6", "7", "8", "9")
+
+READER_SIZE = 128
+RUNTIME_MARGIN = 0.08  # the reader sees a detector box grown by this much on each side
+
+
+def symbol_of(name: str) -> str:
+    return parse_card(name).symbol
+
+
+def crop_square(img: np.ndarray, box: tuple[float, float, float, float], margin: float | tuple[float, ...] = RUNTIME_MARGIN,
+                size: int = READER_SIZE) -> np.ndarray:
+    """The box grown by `margin` (a fraction of its size; one value or left, top, right,
+    bottom), clipped to the picture and stretched to size x size."""
+    h, w = img.shape[:2]
+    x1, y1, x2, y2 = box
+    bw, bh = max(1.0, x2 - x1), max(1.0, y2 - y1)
+    ml, mt, mr, mb = (margin,) * 4 if isinstance(margin, (int, float)) else margin
+    xa, ya = int(max(0, x1 - ml * bw)), int(max(0, y1 - mt * bh))
+    xb, yb = int(min(w, x2 + mr * bw)), int(min(h, y2 + mb * bh))
+    if xb - xa < 2 or yb - ya < 2:
+        xa, ya, xb, yb = 0, 0, w, h
+    return cv2.resize(img[ya:yb, xa:xb], (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _yolo_boxes(label_file: Path, w: int, h: int) -> list[tuple[int, tuple[float, float, float, float]]]:
+    out = []
+    if not label_file.exists():
+        return out
+    for line in label_file.read_text().split("\n"):
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:])
+        out.append((c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h)))
+    return out
+
+
+def _jitter_margin(rnd: random.Random) -> tuple[float, ...]:
+    loose = rnd.random() < 0.2  # sometimes a crop much larger than the card (a zone, a photo)
+    hi = 0.6 if loose else 0.22
+    return tuple(rnd.uniform(-0.06, hi) for _ in range(4))
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _covered(a, b) -> float:
+    """The share of box a that box b covers."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return ix * iy / area if area > 0 else 1.0
+
+
+def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35
+                ) -> Iterator[tuple[str, np.ndarray]]:
+    """(symbol, crop) for every labelled card of a YOLO scene folder, plus background crops."""
+    for img_path in sorted(images.glob("*.jpg")):
+        img = cv2.imread(str(img_path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        boxes = _yolo_boxes(labels / f"{img_path.stem}.txt", w, h)
+        for i, (c, box) in enumerate(boxes):
+            # Labels list the top card first; a card mostly under another one (a fanned
+            # hand's corner) would teach the reader the upper card's face under its name.
+            if any(_covered(box, above) > 0.3 for _, above in boxes[:i]):
+                continue
+            yield symbol_of(CARD_NAMES[c]), crop_square(img, box, _jitter_margin(rnd))
+        if rnd.random() < negatives:
+            for _ in range(10):
+                bw, bh = rnd.uniform(0.15, 0.6) * w, rnd.uniform(0.15, 0.6) * h
+                x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
+                cand = (x1, y1, x1 + bw, y1 + bh)
+                if all(_iou(cand, b) < 0.05 for _, b in boxes):
+                    yield NONE, crop_square(img, cand, 0.0)
+                    break
+
+
+def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.ndarray]]:
+    """(symbol, crop) from the licensed composites: each corner index with some context,
+    and the top card of each fan (the right-most corner) estimated whole from its corner."""
+    for img_path in sorted((root / "images").glob("*.jpg")):
+        img = cv2.imread(str(img_path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        boxes = _yolo_boxes(root / "labels" / f"{img_path.stem}.txt", w, h)
+        for c, (x1, y1, x2, y2) in boxes:
+            g = rnd.uniform(0.3, 1.5)
+            yield COMPOSITE_SYMBOLS[c], crop_square(img, (x1, y1, x2, y2), tuple(g * rnd.uniform(0.7, 1.3) for _ in range(4)))
+        if not boxes:
+            continue
+        c, (x1, y1, x2, y2) = max(boxes, key=lambda b: b[1][0])
+        bw, bh = x2 - x1, y2 - y1
+        width = bw * rnd.uniform(4.8, 5.6)  # a corner index is about a fifth of the card's width
+        card = (x1 - 0.35 * bw, y1 - 0.35 * bh, x1 - 0.35 * bw + width, y1 - 0.35 * bh + width * 1.5)
+        if card[2] <= w + 0.05 * width and card[3] <= h + 0.05 * width:
+            yield COMPOSITE_SYMBOLS[c], crop_square(img, card, _jitter_margin(rnd))
+
+
+def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
+                       progress: Callable[[int], None] | None = None) -> Path:
+    """Write an ultralytics classification folder (train/<class>/, val/<class>/)."""
+    out = Path(out)
+    rnd = random.Random(seed)
+    for split in ("train", "val"):
+        for cls in SYMBOL_CLASSES:
+            (out / split / cls).mkdir(parents=True, exist_ok=True)
+    sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd),
+               scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd)]
+    if composites is not None and (composites / "images").is_dir():
+        sources.append(composite_crops(composites, rnd))
+    n = 0
+    for source in sources:
+        for symbol, crop in source:
+            split = "val" if rnd.random() < val_share else "train"
+            cv2.imwrite(str(out / split / symbol / f"{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
+            n += 1
+            if progress:
+                progress(n)
+    return out

@@ -1,0 +1,93 @@
+"""The card reader: the recognizer's second stage, which names the symbol in a card's crop.
+
+The detector finds where cards are; the reader looks at each found box (grown a little and
+stretched to a square, exactly as in training, see `cardcrops.crop_square`) and says which
+symbol it shows, or "none". A small classifier on a big, centred card generalises to real
+photos far better than the detector's own 57-way class guess, and its classes (symbols, not
+colours) pool every colour's examples. The colour is read from the pixels (colour.py).
+"""
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+from companion.cardcrops import NONE, READER_SIZE, SYMBOL_CLASSES
+from companion.errors import CompanionError
+
+READER_STEM = "uno-cards-reader"
+
+
+def default_reader_weights() -> Path | None:
+    """The reader shipped in models/ (ONNX preferred), or None when there is none."""
+    from companion.detector import MODELS_DIR
+
+    for suffix in (".onnx", ".pt"):
+        path = MODELS_DIR / f"{READER_STEM}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+class CardReader:
+    """Names the symbol of the card in each crop: `read(crops) -> [(symbol, probability)]`."""
+
+    def __init__(self, weights: str | Path) -> None:
+        self.path = Path(weights)
+        if not self.path.exists():
+            raise CompanionError(f"card reader not found: {self.path}")
+        self._session: Any = None
+        self._model: Any = None
+        if self.path.suffix == ".onnx":
+            import onnxruntime  # type: ignore[import-untyped]
+
+            options = onnxruntime.SessionOptions()
+            # No busy-waiting workers: the camera, page and referee share these cores.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.intra_op_num_threads = os.cpu_count() or 1
+            self._session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+            self._input = self._session.get_inputs()[0].name
+            meta = self._session.get_modelmeta().custom_metadata_map
+            names = ast.literal_eval(meta["names"]) if "names" in meta else dict(enumerate(SYMBOL_CLASSES))
+            shape = self._session.get_inputs()[0].shape
+            self._batch = shape[0] if isinstance(shape[0], int) else None
+        else:
+            from companion.detector import _offline
+
+            _offline()
+            from ultralytics import YOLO
+
+            self._model = YOLO(str(self.path), task="classify")
+            names = self._model.names
+        self.names = [names[i] for i in range(len(names))]
+        unknown = [n for n in self.names if n not in SYMBOL_CLASSES]
+        if unknown:
+            raise CompanionError(f"{self.path.name} is not a card reader (unknown classes {unknown[:3]})")
+
+    def read(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        """For each BGR crop (already square, READER_SIZE), the best symbol and its probability."""
+        if not crops:
+            return []
+        if self._session is not None:
+            probs = self._run_onnx(crops)
+        else:
+            results: Any = self._model.predict(list(crops), imgsz=READER_SIZE, verbose=False, device="cpu")
+            probs = np.stack([r.probs.data.cpu().numpy() for r in results])
+        best = probs.argmax(axis=1)
+        return [(self.names[int(k)], float(p[k])) for k, p in zip(best, probs)]
+
+    def _run_onnx(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        # ultralytics' classify input: RGB, 0..1, no mean/std normalisation.
+        batch = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2RGB) for c in crops]).astype(np.float32) / 255.0
+        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        if self._batch is None:
+            return self._session.run(None, {self._input: batch})[0]
+        # A fixed-batch export runs one crop at a time.
+        return np.concatenate([self._session.run(None, {self._input: batch[i:i + 1]})[0] for i in range(len(batch))])
+
+
+__all__ = ["CardReader", "default_reader_weights", "NONE", "READER_STEM"]

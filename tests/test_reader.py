@@ -1,0 +1,136 @@
+"""The card reader (second stage): its training crops and the shipped reader."""
+import random
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cards import CARD_NAMES, parse_card
+from companion.cardcrops import (COMPOSITE_SYMBOLS, NONE, READER_SIZE, SYMBOL_CLASSES, composite_crops,
+                                 crop_square, scene_crops, write_crop_dataset)
+from companion.reader import CardReader, default_reader_weights
+
+
+def test_reader_classes_are_every_symbol_and_none():
+    assert set(SYMBOL_CLASSES) == {parse_card(n).symbol for n in CARD_NAMES} | {NONE}
+    # ultralytics orders a classification folder's classes by name: keep ours sorted too.
+    assert list(SYMBOL_CLASSES) == sorted(SYMBOL_CLASSES)
+
+
+def test_composite_classes_follow_their_readme():
+    # README: 0, 1, wild draw four, draw two, reverse, skip, wild, then 2..9.
+    assert COMPOSITE_SYMBOLS[:7] == ("0", "1", "wild_draw_four", "draw_two", "reverse", "skip", "wild")
+    assert COMPOSITE_SYMBOLS[7:] == tuple(str(n) for n in range(2, 10))
+    assert set(COMPOSITE_SYMBOLS) <= set(SYMBOL_CLASSES)
+
+
+def test_crop_square_grows_the_box_and_stays_in_the_picture():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[40:60, 90:110] = 255
+    crop = crop_square(img, (90, 40, 110, 60), margin=0.0)
+    assert crop.shape == (READER_SIZE, READER_SIZE, 3) and crop.min() == 255
+    grown = crop_square(img, (90, 40, 110, 60), margin=0.5)
+    assert grown.mean() < 255 and grown[READER_SIZE // 2, READER_SIZE // 2].min() == 255
+    # A box hanging off the picture is clipped; a degenerate one falls back to the whole picture.
+    assert crop_square(img, (190, 90, 260, 160)).shape == (READER_SIZE, READER_SIZE, 3)
+    assert crop_square(img, (-50, -50, -10, -10)).shape == (READER_SIZE, READER_SIZE, 3)
+
+
+def _scene_folder(tmp_path, labels, split=""):
+    (tmp_path / "images" / split).mkdir(parents=True)
+    (tmp_path / "labels" / split).mkdir(parents=True)
+    img = np.full((200, 200, 3), 90, np.uint8)
+    cv2.imwrite(str(tmp_path / "images" / split / "s.jpg"), img)
+    (tmp_path / "labels" / split / "s.txt").write_text("\n".join(labels) + "\n")
+    return tmp_path
+
+
+def test_scene_crops_skip_a_card_mostly_under_another(tmp_path):
+    red_5, blue_skip, green_7 = (CARD_NAMES.index(n) for n in ("red_5", "blue_skip", "green_7"))
+    folder = _scene_folder(tmp_path, [
+        f"{red_5} 0.3 0.3 0.2 0.3",      # the top card
+        f"{blue_skip} 0.32 0.32 0.2 0.3",  # mostly under it: no crop
+        f"{green_7} 0.8 0.8 0.2 0.3",     # apart
+    ])
+    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(0), negatives=0.0))
+    assert [s for s, _ in crops] == ["5", "7"]
+    assert all(c.shape == (READER_SIZE, READER_SIZE, 3) for _, c in crops)
+
+
+def test_scene_crops_background_crops_avoid_cards(tmp_path):
+    red_5 = CARD_NAMES.index("red_5")
+    folder = _scene_folder(tmp_path, [f"{red_5} 0.5 0.5 0.2 0.3"])
+    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(3), negatives=1.0))
+    assert [s for s, _ in crops] == ["5", NONE]
+
+
+def test_composite_crops_name_real_corners_by_value(shared_dir, tmp_path):
+    src = shared_dir / "data" / "uno-cards-composites"
+    if not (src / "images").is_dir():
+        pytest.skip("no composites beside the repo")
+    sub = tmp_path / "comp"
+    (sub / "images").mkdir(parents=True)
+    (sub / "labels").mkdir()
+    for img in sorted((src / "images").glob("*.jpg"))[:3]:
+        (sub / "images" / img.name).symlink_to(img)
+        (sub / "labels" / f"{img.stem}.txt").symlink_to(src / "labels" / f"{img.stem}.txt")
+    expected = []
+    for lab in sorted((sub / "labels").glob("*.txt")):
+        expected += [COMPOSITE_SYMBOLS[int(line.split()[0])] for line in lab.read_text().split("\n") if line.strip()]
+    crops = list(composite_crops(sub, random.Random(0)))
+    symbols = [s for s, _ in crops]
+    # Every corner, plus (where the estimate fits the picture) each fan's top card whole.
+    assert not Counter(expected) - Counter(symbols)
+    extra = Counter(symbols) - Counter(expected)
+    assert sum(extra.values()) <= 3 and set(extra) <= set(expected)
+
+
+def test_write_crop_dataset_makes_a_classification_folder(tmp_path):
+    red_5 = CARD_NAMES.index("red_5")
+    scenes = tmp_path / "scenes"
+    for split in ("train", "val"):
+        _scene_folder(scenes, [f"{red_5} 0.5 0.5 0.2 0.3"], split)
+    out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0)
+    assert sorted(p.name for p in (out / "train").iterdir()) == sorted(SYMBOL_CLASSES)
+    assert len(list((out / "train" / "5").glob("*.jpg"))) == 2
+
+
+def test_reader_refuses_a_missing_file(tmp_path):
+    from companion.errors import CompanionError
+
+    with pytest.raises(CompanionError, match="not found"):
+        CardReader(tmp_path / "nope.onnx")
+
+
+# --- the shipped reader
+SHIPPED_READER = default_reader_weights()
+reader_only = pytest.mark.skipif(SHIPPED_READER is None, reason="no reader in models/ yet")
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return CardReader(SHIPPED_READER)
+
+
+@reader_only
+def test_shipped_reader_names_rendered_cards_and_an_empty_table(reader):
+    from companion.render import render_card
+
+    rng = random.Random(1)
+    crops, truth = [], []
+    for i, name in enumerate(CARD_NAMES):
+        table = np.full((300, 240, 3), (60, 100, 150), np.uint8)  # wood-ish
+        face = render_card(name, ("classic", "modern")[i % 2], 240, rng=rng)
+        h, w = face.shape[:2]
+        alpha = face[:, :, 3:4].astype(np.float32) / 255
+        y, x = (300 - h) // 2, (240 - w) // 2
+        region = table[y:y + h, x:x + w].astype(np.float32)
+        table[y:y + h, x:x + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+        crops.append(crop_square(table, (x, y, x + w, y + h)))
+        truth.append(parse_card(name).symbol)
+    reads = reader.read(crops)
+    right = sum(symbol == t for (symbol, _), t in zip(reads, truth))
+    assert right >= 0.9 * len(truth), [(t, s) for (s, _), t in zip(reads, truth) if s != t]
+    empty = crop_square(np.full((300, 240, 3), (60, 100, 150), np.uint8), (0, 0, 240, 300))
+    assert reader.read([empty])[0][0] == NONE
