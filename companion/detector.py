@@ -91,7 +91,7 @@ class YoloDetector:
 
     reads_crops = True  # the watcher hands it a zone's crop, not the whole table
     box_conf = 0.05  # with a reader, weak boxes are still worth a look: the reader decides
-    max_reads = 4  # crops read per frame (best boxes first)
+    max_reads = 10  # crops read per frame, best boxes first (a revealed hand is up to about ten)
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,

@@ -193,9 +193,9 @@ def render_card(
     shadow = _darker(body, 0.35) if card.color else (60, 60, 60)
 
     # The white centre: tilted oval (classic) or disc with radial lines (modern).
-    if not card.is_wild or name == "wild_customizable":
+    if not card.is_wild or name in ("wild_customizable", "wild") and modern:
         if modern:
-            r = W * 0.40
+            r = W * 0.45  # the 2018+ disc nearly spans the card (measured on set-b webcam frames)
             draw.ellipse([c[0] - r, c[1] - r, c[0] + r, c[1] + r], fill=WHITE)
             n_lines = 72
             line_col = (205, 205, 205)
@@ -232,10 +232,10 @@ def render_card(
             _draw_two_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
         _draw_two_glyph(draw, c, r, glyph_fill, outline or BLACK, stroke)
     elif name == "wild":
-        _wild_face(img, c, W * 0.36, H * 0.36, -32 if not modern else 0, rng, modern)
-        if modern:
-            draw = ImageDraw.Draw(img)
-            _text_centered(draw, c, "UNO", int(H * 0.11), WHITE, BLACK, stroke)
+        if modern:  # a four-colour disc in a white ring, no lettering
+            _wild_face(img, c, W * 0.37, W * 0.37, 0, rng, modern)
+        else:
+            _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern)
     elif name == "wild_draw_four":
         _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern) if not modern else None
         draw = ImageDraw.Draw(img)

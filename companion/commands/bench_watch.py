@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plays", type=int, default=55, help="cards laid per video, at least (default 55)")
     parser.add_argument("--seed", type=int, default=100, help="first seed (default 100)")
     parser.add_argument("--detector", choices=("truth", "yolo"), default="truth", help="recognizer (default truth)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the generated videos in this folder")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep the generated videos in this folder (a later run with the same folder, seed "
+                             "and plays reuses them instead of generating them again)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
 
@@ -118,7 +120,7 @@ def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) 
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.tablevideo import VideoSpec, make_video
+    from companion.tablevideo import VideoSpec, make_video, read_truth, truth_path
 
     if args.videos < 1 or args.plays < 1:
         raise CompanionError("--videos and --plays must be at least 1")
@@ -135,9 +137,12 @@ def main(args: argparse.Namespace) -> int:
     offset = 0.0
     for k in range(args.videos):
         seed = args.seed + k
-        path = folder / f"bench-{seed}.mp4"
+        path = folder / f"bench-{seed}-{args.plays}.mp4"
         design = "classic" if k % 2 == 0 else "modern"
-        truth = make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
+        if args.keep and path.exists() and truth_path(path).exists():
+            truth = read_truth(truth_path(path))
+        else:
+            truth = make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
         events, n, s, c = run_video(path, truth, args.detector, detector)
         frames, seconds, calls = frames + n, seconds + s, calls + c
         # one long timeline, so matching never crosses videos
