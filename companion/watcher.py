@@ -45,6 +45,7 @@ class _ZoneState:
     ref: np.ndarray | None = None  # features at the last settled moment
     empty: np.ndarray | None = None  # features of the zone with no card on it, when known
     attempts: int = 0  # detector calls that found no card for the current change
+    visited: bool = False  # something moved over the zone since its last settled picture
     pile: list[_PileCard] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
 
@@ -66,6 +67,8 @@ class Watcher:
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
         same_place: float = 6.0,
+        faint_change: float = 0.3,
+        chroma_level: float = 0.4,
     ):
         self.detector = detector
         self.zones = zones
@@ -79,6 +82,8 @@ class Watcher:
         # camera); an arm never does while it is part of a hand over a zone
         self.absorb_s = absorb_s
         self.occlusion_level = occlusion_level
+        self.chroma_level = chroma_level
+        self.faint_change = faint_change  # share of min_change worth a look after a hand visited
         self.same_place = same_place  # pixels: a box this close to the top card's is that card
         self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
         self._age: np.ndarray | None = None
@@ -124,7 +129,14 @@ class Watcher:
         small = cv2.GaussianBlur(small, (3, 3), 0)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
         lg = np.log1p(gray)
-        feat = lg - cv2.GaussianBlur(lg, (0, 0), 5)
+        luma = lg - cv2.GaussianBlur(lg, (0, 0), 5)
+        # Yellow against blue, relative to brightness: a yellow glyph on a white disc is nearly
+        # invisible in grey (a yellow 9 laid on a yellow 1 looked unchanged) but stark here.
+        b, g, r = (small[:, :, i].astype(np.float32) for i in range(3))
+        yb = ((r + g) / 2 - b) / (gray + 20.0)
+        chroma = yb - cv2.GaussianBlur(yb, (0, 0), 5)
+        # both in units of their change threshold, so one comparison with 1 serves both
+        feat = np.dstack([luma / self.feature_level, chroma / self.chroma_level])
         # colour with the overall brightness divided out: an arm differs from felt and cards by
         # colour over its whole width, where the edge-only features see just its outline
         colour = small.astype(np.float32)
@@ -152,6 +164,7 @@ class Watcher:
             # motion in the rim is mostly the shadow of an arm going away: watch the core
             if np.count_nonzero(moving & zone.core) > max(4, self.motion_share * zone.area):
                 zone.still = 0
+                zone.visited = True
             else:
                 zone.still += 1
         settled = [z for z in self._zones.values() if z.still >= self.still_frames]
@@ -175,6 +188,7 @@ class Watcher:
             return events
         for zone in settled:
             if occluded.get(zone.name):
+                zone.visited = True
                 continue
             if zone.name == "discard":
                 events.extend(self._discard(zone, frame, feat, t))
@@ -218,7 +232,7 @@ class Watcher:
             for dy in (-2, -1, 0, 1, 2):
                 for dx in (-2, -1, 0, 1, 2):
                     shifted = np.roll(pb, (dy, dx), axis=(0, 1))
-                    d = (np.abs(pa - shifted) > self.feature_level) & m
+                    d = (np.abs(pa - shifted).max(axis=2) > 1.0) & m
                     d[:2, :] = d[-2:, :] = False
                     d[:, :2] = d[:, -2:] = False
                     c = int(d.sum())
@@ -226,7 +240,7 @@ class Watcher:
                         best = (c, d)
             count, d = best
         else:
-            d = (np.abs(pa - pb) > self.feature_level) & m
+            d = (np.abs(pa - pb).max(axis=2) > 1.0) & m
         d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         full = np.zeros(zone.mask.shape, np.uint8)
         full[y0:y1, x0:x1] = d
@@ -274,9 +288,20 @@ class Watcher:
 
     # -- the discard pile ---------------------------------------------------------------------------
     def _discard(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
+        visited, zone.visited = zone.visited, False
         need = self.min_change * zone.area
         count, change = self._changed(feat, zone.ref, zone)
         if count < need:
+            # A hand went over the pile and left a small change: a card of the top card's
+            # colour laid almost where it lay changes little more than its symbol. Only the
+            # recognizer can tell, and only a different name counts (a nudge keeps the name).
+            if visited and count >= self.faint_change * need and zone.pile:
+                best = self._pick(self._detect(frame, "discard"), change)
+                if best is not None and best.card != zone.pile[-1].name:
+                    zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box)))
+                    zone.ref = feat
+                    zone.attempts = 0
+                    return [{"type": "play", "card": best.card, "t": round(t, 3)}]
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.attempts = 0
             return []

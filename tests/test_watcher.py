@@ -219,6 +219,19 @@ def test_bench_score_counts_phantoms_misses_and_wrong_names():
     assert result["latency_ms"]["max"] == 200
 
 
+def test_bench_score_one_missed_card_does_not_make_its_neighbours_wrong():
+    from companion.commands.bench_watch import score
+
+    truth = [
+        {"type": "play", "card": "yellow_9", "t_land": 10.0, "t": 10.4},  # missed
+        {"type": "play", "card": "yellow_1", "t_land": 12.0, "t": 12.3},
+        {"type": "play", "card": "yellow_5", "t_land": 13.5, "t": 13.8},
+    ]
+    events = [{"type": "play", "card": "yellow_1", "t": 12.5}, {"type": "play", "card": "yellow_5", "t": 14.0}]
+    result = score(truth, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"]) == (0, 1, 0)
+
+
 def test_watcher_gives_a_crop_reading_detector_the_zone_and_maps_boxes_back():
     from companion.detector import Detection
     from companion.watcher import Watcher

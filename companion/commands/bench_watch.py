@@ -34,26 +34,41 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
     """Match watcher events to the truth's camera-visible events, in time order.
 
     An event matches a true one of the same kind (flip and play both count as a card laid)
-    made between the card landing and 3 s after it came to rest. Unmatched events are
-    phantoms, unmatched truths are missed, a matched card or reveal with other names is wrong.
+    made between the card landing and 3 s after it came to rest, events naming the same card
+    first. Unmatched events are phantoms, unmatched truths are missed, a matched card or
+    reveal with other names is wrong.
     """
     wanted = [line for line in truth if line.get("type") in _KIND]
     used = [False] * len(events)
-    latencies: list[float] = []
-    missed, wrong, wrong_kind = [], [], 0
-    for line in wanted:
+    matches: dict[int, int] = {}
+
+    def window(line: dict, same_name: bool) -> int | None:
         lo = line.get("t_land", line["t"]) - 0.05
         hi = line["t"] + 3.0
-        match = None
         for k, ev in enumerate(events):
-            if not used[k] and _KIND.get(ev.get("type")) == _KIND[line["type"]] and lo <= ev["t"] <= hi:
-                match = k
-                break
-        if match is None:
+            if used[k] or _KIND.get(ev.get("type")) != _KIND[line["type"]] or not lo <= ev["t"] <= hi:
+                continue
+            if not same_name or ev.get("card") == line.get("card"):
+                return k
+        return None
+
+    # Two passes: events naming the card first, then any event of the kind. One missed card
+    # must not shift every later match onto its neighbour and count them all as wrong names.
+    for same_name in (True, False):
+        for i, line in enumerate(wanted):
+            if i in matches or (same_name and "card" not in line):
+                continue
+            k = window(line, same_name)
+            if k is not None:
+                used[k] = True
+                matches[i] = k
+    latencies: list[float] = []
+    missed, wrong, wrong_kind = [], [], 0
+    for i, line in enumerate(wanted):
+        if i not in matches:
             missed.append(line)
             continue
-        used[match] = True
-        ev = events[match]
+        ev = events[matches[i]]
         latencies.append(ev["t"] - line["t"])
         if line["type"] in ("flip", "play"):
             if ev.get("card") != line["card"]:
