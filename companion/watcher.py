@@ -69,6 +69,7 @@ class Watcher:
         same_place: float = 6.0,
         faint_change: float = 0.3,
         chroma_level: float = 0.4,
+        min_arm_share: float = 0.012,
     ):
         self.detector = detector
         self.zones = zones
@@ -83,6 +84,7 @@ class Watcher:
         self.absorb_s = absorb_s
         self.occlusion_level = occlusion_level
         self.chroma_level = chroma_level
+        self.min_arm_share = min_arm_share
         self.faint_change = faint_change  # share of min_change worth a look after a hand visited
         self.same_place = same_place  # pixels: a box this close to the top card's is that card
         self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
@@ -210,9 +212,14 @@ class Watcher:
         diff = cv2.dilate(diff, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
         h, w = diff.shape
+        # An arm is big outside the zones too; thin leftovers of lighting drift or of an arm's
+        # shadow that happen to touch the edge are not, and must not hold a zone up.
+        min_arm = self.min_arm_share * h * w
+        outside = np.bincount(labels[self._outside], minlength=n)
         edge = [
             i for i in range(1, n)
-            if stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w or stats[i, 1] + stats[i, 3] >= h
+            if (stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w or stats[i, 1] + stats[i, 3] >= h)
+            and outside[i] >= min_arm
         ]
         out = {}
         for zone in self._zones.values():
