@@ -180,10 +180,12 @@ class Watcher:
         # arm that rested long enough to fade into the short memory has gone), nothing is there
         old = age >= 8 * self.absorb_s
         self._bg_long[old] = colour[old]
-        # inside a zone only after much longer: a hand resting on the pile must stay a hand
-        absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s))
+        occluded, arm = self._occluded(colour)
+        # inside a zone only after much longer, and never an arm reaching into a zone: its
+        # part outside the zone, once still, would otherwise fade into the background and cut
+        # a hand resting on the pile off from the picture's edge
+        absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s)) & ~arm
         self._bg[absorb] = colour[absorb]
-        occluded = self._occluded(colour)
         if not self._started:
             if all(z.still >= self.still_frames for z in self._zones.values()) and not any(occluded.values()):
                 self._start(frame, feat)
@@ -201,8 +203,9 @@ class Watcher:
         return events
 
     # -- helpers -----------------------------------------------------------------------------------
-    def _occluded(self, colour: np.ndarray) -> dict[str, bool]:
-        """A zone is occluded when a change reaching it also reaches the picture's edge: an arm."""
+    def _occluded(self, colour: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
+        """A zone is occluded when a change reaching it also reaches the picture's edge: an arm.
+        Returns each zone's verdict and the pixels of the arms that reach a zone."""
         import cv2
 
         diff = (
@@ -222,10 +225,13 @@ class Watcher:
             and outside[i] >= min_arm
         ]
         out = {}
+        arms: set[int] = set()
         for zone in self._zones.values():
-            arm = bool(edge) and bool(np.isin(labels[zone.mask], edge).any())
-            out[zone.name] = arm
-        return out
+            reaching = set(np.unique(labels[zone.mask]).tolist()) & set(edge) if edge else set()
+            out[zone.name] = bool(reaching)
+            arms |= reaching
+        arm = np.isin(labels, sorted(arms)) if arms else np.zeros(diff.shape, bool)
+        return out, arm
 
     def _changed(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, align: bool = False) -> tuple[int, np.ndarray]:
         """How many zone pixels differ between two feature pictures (after a small shift if `align`)."""

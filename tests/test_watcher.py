@@ -76,6 +76,16 @@ def test_watcher_take_back_shows_the_previous_card_again():
     assert_matches(events, truth)
 
 
+def test_watcher_sees_yellow_cards_laid_on_yellow_cards():
+    # In grey a yellow glyph on the white disc barely differs from the one below it.
+    cards = ["yellow_9", "yellow_1", "yellow_reverse", "yellow_5", "yellow_skip", "yellow_6"]
+    frames, truth = clip([flip("yellow_1", 0), *(play(c, 1 + k % 3) for k, c in enumerate(cards))],
+                         seed=22)
+    events = watch(frames, truth)
+    assert [e.get("card") for e in events] == ["yellow_1", *cards]
+    assert_matches(events, truth)
+
+
 def test_watcher_waits_for_a_lingering_hand():
     frames, truth = clip([flip("blue_1", 0), play("blue_5", 2), play("green_5", 3)], seed=6, linger_rate=1.0)
     lands = [line["t_land"] for line in seen(truth)]
