@@ -111,8 +111,8 @@ def _arrow(draw: ImageDraw.ImageDraw, start, end, width: float, fill, outline, s
         (bx - nx * width * 1.3, by - ny * width * 1.3), (bx - nx * width / 2, by - ny * width / 2),
         (sx - nx * width / 2, sy - ny * width / 2),
     ]
-    if outline:
-        draw.polygon(shaft, fill=outline, outline=outline, width=max(1, stroke * 2))
+    if outline:  # a ring around the arrow (PIL draws a polygon's own outline inwards)
+        draw.line([*shaft, shaft[0], shaft[1]], fill=outline, width=max(2, stroke * 3), joint="curve")
     draw.polygon(shaft, fill=fill)
 
 
@@ -214,7 +214,9 @@ def render_card(
 
     big = int(H * (0.36 if modern else 0.34))
     shadow_off = W * (0.035 if modern else 0.02)
-    r = W * 0.26
+    # Action glyphs fill most of the oval or disc (the real classic reverse arrows span about
+    # two thirds of the card's width; smaller ones were read as a 4 on real photos).
+    r = W * 0.34
     if card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
