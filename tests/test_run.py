@@ -615,10 +615,22 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
         events = store.events(game)
     assert events[0]["type"] == "game" and events[0]["players"] == ["Ann", "Bob", "Cid", "Dee"]
     assert events[1] == {"type": "deal", "dealer": "Bob"}
-    # Within seconds the camera side has put the demo's first card on the pile, and says how
-    # the demo names its cards.
+    # Within seconds the camera side has recognised the demo's first card on the pile with
+    # the shipped card model, and says how the demo names its cards.
     assert {"type": "flip", "card": "green_draw_two"} in events
+    demo.wait_for("recognised by the card model")
+
+
+@pytest.mark.slow
+def test_run_demo_can_name_cards_from_the_videos_log(tmp_path: Any) -> None:
+    from companion.store import EventStore
+
+    demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "5", "--log-names")
+    assert demo.proc.wait(timeout=120) == 0
     demo.wait_for("named from the video's true log")
+    with EventStore(tmp_path / "games.db") as store:
+        events = store.events(store.latest_game())
+    assert {"type": "flip", "card": "green_draw_two"} in events
 
 
 @pytest.mark.slow

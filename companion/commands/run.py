@@ -45,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run this long, then print frame rate, memory (RSS) and CPU, and stop")
     parser.add_argument("--status-every", type=float, default=5.0, metavar="SECONDS",
                         help="how often to print the status line (default 5)")
-    parser.add_argument("--recognize", action="store_true",
-                        help="demo: name the cards with the card model instead of the video's true log")
+    parser.add_argument("--log-names", action="store_true",
+                        help="demo: name the cards from the video's true log instead of the card model")
 
 
 # -- choosing the frame source ---------------------------------------------------------------
@@ -289,7 +289,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     if kind in ("demo", "video", "camera"):
         try:
             vision = build_vision(config, kind, spec, referee, bot, say, truth=truth,
-                                  recognize=bool(getattr(args, "recognize", False)))
+                                  recognize=not getattr(args, "log_names", False))
         except ImportError as exc:  # a build without the recognizer: the referee still works
             say(f"vision: not available in this build ({exc}); the phones and buttons still referee")
             bot = None if kind == "demo" else bot
@@ -352,7 +352,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
 
 def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None],
-                 truth: list[dict] | None = None, recognize: bool = False) -> Any:
+                 truth: list[dict] | None = None, recognize: bool = True) -> Any:
     from companion.camera import OpenCVSource, Picamera2Source
     from companion.detector import ModelMissingError
     from companion.runner import VisionLoop
@@ -375,14 +375,14 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
     before_frame = None
     detector: Any = None
     if kind == "demo" and truth and not recognize:
-        # The shipped card model is still too weak to read the demo's cards (models/README.md):
-        # the watcher sees each card land, its name comes from the video's true log. Said
-        # loudly, never used for a camera; --recognize puts the model to work instead.
-        say("vision: demo cards are named from the video's true log, not by the card model "
-            "(still too weak: see models/README.md); --recognize uses the model")
+        # --log-names: the watcher still sees each card land, its name comes from the video's
+        # true log (to show the referee with perfect names). Said loudly; never for a camera.
+        say("vision: demo cards are named from the video's true log, not by the card model (--log-names)")
     else:
         try:
             detector = make_detector(config)
+            if kind == "demo":
+                say("vision: the demo's cards are recognised by the card model (--log-names: from the video's log)")
         except ModelMissingError as exc:
             if kind != "demo" or not truth:
                 raise
