@@ -97,6 +97,43 @@ def shipped():
     return YoloDetector(onnx if onnx.exists() else SHIPPED)
 
 
+def _card_on_table(name: str, design: str, height: int = 260, size=(480, 640)) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    from companion.render import render_card
+
+    table = np.full((*size, 3), (70, 110, 60), np.uint8)  # green felt
+    face = render_card(name, design, height)
+    h, w = face.shape[:2]
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    y, x = (size[0] - h) // 2, (size[1] - w) // 2
+    region = table[y:y + h, x:x + w].astype(np.float32)
+    table[y:y + h, x:x + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+    return table, (x, y, x + w, y + h)
+
+
+@shipped_only
+def test_shipped_model_uses_its_reader_and_can_do_without(shipped):
+    from companion.reader import default_reader_weights
+
+    if default_reader_weights() is None:
+        pytest.skip("no reader shipped")
+    assert shipped.reader is not None
+    alone = YoloDetector(SHIPPED.with_suffix(".onnx") if SHIPPED.with_suffix(".onnx").exists() else SHIPPED, reader=False)
+    assert alone.reader is None
+    table, _ = _card_on_table("blue_7", "classic")
+    assert all(d.card in CARD_NAMES for d in alone.detect(table))
+
+
+@shipped_only
+def test_a_card_filling_the_picture_is_read_whole_when_no_box_is_found(shipped, monkeypatch):
+    if shipped.reader is None:
+        pytest.skip("no reader shipped")
+    table, (x1, y1, x2, y2) = _card_on_table("red_7", "classic", height=300, size=(320, 220))
+    monkeypatch.setattr(shipped, "box_conf", 0.999)  # the detector finds nothing this sure
+    found = shipped.detect(table)
+    assert found and found[0].card == "red_7"
+    assert found[0].box == (0.0, 0.0, 220.0, 320.0)
+
+
 @shipped_only
 def test_shipped_model_knows_every_card_name(shipped):
     assert set(shipped.names) <= set(CARD_NAMES) and len(shipped.names) >= 54
@@ -109,17 +146,11 @@ def test_shipped_model_reads_rendered_cards_on_a_table(shipped):
     names = CARD_NAMES[::3]
     right = 0
     for i, name in enumerate(names):
-        table = np.full((480, 640, 3), (70, 110, 60), np.uint8)  # green felt
-        face = render_card(name, ("classic", "modern")[i % 2], 260)
-        h, w = face.shape[:2]
-        alpha = face[:, :, 3:4].astype(np.float32) / 255
-        y, x = 110, 250
-        region = table[y:y + h, x:x + w].astype(np.float32)
-        table[y:y + h, x:x + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+        table, (x, y, x2, y2) = _card_on_table(name, ("classic", "modern")[i % 2])
         found = shipped.detect(table)
         if found:
             box = found[0].box
-            assert box[0] < x + w and box[2] > x and box[1] < y + h and box[3] > y  # on the card
+            assert box[0] < x2 and box[2] > x and box[1] < y2 and box[3] > y  # on the card
         right += bool(found) and found[0].card == name
     assert right / len(names) >= RENDERED_FLOOR
 
