@@ -173,8 +173,6 @@ class YoloDetector:
         return out
 
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
-        from companion.cardcrops import NONE, crop_square
-
         results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.box_conf, iou=self.iou,
                                           agnostic_nms=True, max_det=self.max_reads, verbose=False, device="cpu")
         boxes: Any = results[0].boxes
@@ -184,8 +182,14 @@ class YoloDetector:
             for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
                                                boxes.cls.cpu().numpy().astype(int)):
                 candidates.append(((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c)))
+        whole = ((0.0, 0.0, float(w), float(h)), None, 0.0)
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
-            candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
+            candidates.append(whole)
+        return self._read(frame, candidates)
+
+    def _read(self, frame: np.ndarray, candidates: list) -> list[Detection]:
+        from companion.cardcrops import NONE, crop_square
+
         reads = self.reader.read([crop_square(frame, box) for box, _, _ in candidates])  # type: ignore[union-attr]
         out: list[Detection] = []
         for (box, det_name, det_conf), (symbol, p) in zip(candidates, reads):

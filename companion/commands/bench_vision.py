@@ -62,11 +62,16 @@ def main(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     frames = list(_frames(args.frames))
     print(f"{len(frames)} frames of 640x480, {os.cpu_count()} CPU cores")
+    from companion.reader import READER_STEM
+
     for suffix in (".pt", ".onnx"):
         path = weights.with_suffix(suffix)
         if not path.exists():
             print(f"{path.name}: not found")
             continue
-        ms = time_detector(YoloDetector(path), frames)
-        print(f"{path.name}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps)")
+        # The finder and its reader in the same format: PyTorch against the export.
+        reader = path.with_name(f"{READER_STEM}{suffix}")
+        ms = time_detector(YoloDetector(path, reader=reader if reader.exists() else False), frames)
+        label = f"{path.name} + {reader.name}" if reader.exists() else f"{path.name} (no reader)"
+        print(f"{label}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps)")
     return 0
