@@ -10,6 +10,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from companion.detector import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
@@ -52,21 +53,25 @@ def generate(recipe: Recipe) -> Path:
     from companion.scenes import write_dataset
 
     data_dir = recipe.work / "data"
-    yaml_path = data_dir / "data.yaml"
-    stamp = data_dir / f".done-{recipe.images}-{recipe.val_images}-{recipe.seed}"
+
+    def write() -> None:
+        bar = TQDM(total=recipe.images + recipe.val_images, desc="scenes", unit="img")
+        write_dataset(data_dir, recipe.images, recipe.val_images, recipe.seed, lambda done, total: bar.update(1))
+        bar.close()
+
+    _once(data_dir, f"{recipe.images}-{recipe.val_images}-{recipe.seed}", write)
+    return data_dir / "data.yaml"
+
+
+def _once(folder: Path, key: str, write: Callable[[], None]) -> None:
+    """Write a generated data folder unless it was already written with the same key."""
+    stamp = folder / f".done-{key}"
     if stamp.exists():
-        return yaml_path
-    if data_dir.exists():
-        shutil.rmtree(data_dir)
-    bar = TQDM(total=recipe.images + recipe.val_images, desc="scenes", unit="img")
-
-    def progress(done: int, total: int) -> None:
-        bar.update(1)
-
-    write_dataset(data_dir, recipe.images, recipe.val_images, recipe.seed, progress)
-    bar.close()
+        return
+    if folder.exists():
+        shutil.rmtree(folder)
+    write()
     stamp.touch()
-    return yaml_path
 
 
 def train(recipe: Recipe) -> Path:
@@ -74,40 +79,48 @@ def train(recipe: Recipe) -> Path:
     recipe.work = Path(recipe.work).resolve()
     offline_ultralytics(recipe.work / "ultralytics-config")
     yaml_path = generate(recipe)
+    return _fit(recipe, "detect", yaml_path, recipe.imgsz, "uno-cards", WEIGHTS, dict(
+        # Cards are not mirror-symmetric and their hue is their colour: no flips, no hue shift.
+        fliplr=0.0, flipud=0.0, hsv_h=0.0, hsv_s=0.3, hsv_v=0.3,
+        degrees=0.0, mosaic=0.5, close_mosaic=3, scale=0.4, translate=0.1, cache="ram",
+    ))
+
+
+def _fit(recipe: "Recipe | ReaderRecipe", task: str, data: Path, imgsz: int, name: str, dest: Path,
+         augment: dict) -> Path:
+    """Build the model (a yaml from scratch, a .pt continues from its weights), train it on
+    every core, copy the best weights to `dest` and export ONNX beside them."""
     from ultralytics import YOLO
 
     try:
-        model = YOLO(recipe.model)
+        model = YOLO(recipe.model, task=task)
     except Exception as exc:  # a yaml name ultralytics does not know
         raise CompanionError(f"cannot build model {recipe.model!r}: {exc}") from exc
     start = time.time()
     # A .pt model continues from its weights (ultralytics drops them when pretrained=False).
     from_weights = not str(recipe.model).endswith((".yaml", ".yml"))
     args = dict(
-        data=str(yaml_path), imgsz=recipe.imgsz, epochs=recipe.epochs, batch=recipe.batch,
+        data=str(data), imgsz=imgsz, epochs=recipe.epochs, batch=recipe.batch,
         device=recipe.device, workers=recipe.workers, project=str(recipe.work / "runs"),
-        name="uno-cards", exist_ok=True, plots=False, pretrained=from_weights, amp=False,
-        seed=recipe.seed, deterministic=False, verbose=True,
-        # Cards are not mirror-symmetric and their hue is their colour: no flips, no hue shift.
-        fliplr=0.0, flipud=0.0, hsv_h=0.0, hsv_s=0.3, hsv_v=0.3,
-        degrees=0.0, mosaic=0.5, close_mosaic=3, scale=0.4, translate=0.1,
-        patience=1000, cache="ram",
+        name=name, exist_ok=True, plots=False, pretrained=from_weights, amp=False,
+        seed=recipe.seed, deterministic=False, verbose=True, patience=1000,
         # A short from-scratch run: ultralytics' "auto" picks a tiny AdamW rate for 57
         # classes; a larger one with a one-epoch warm-up learns much faster here.
         optimizer="AdamW", lr0=0.002, warmup_epochs=0 if from_weights else 1,
+        **augment,
     )
     if recipe.hours:
         args["time"] = recipe.hours
     _use_every_core()
     model.train(**args)
-    best = recipe.work / "runs" / "uno-cards" / "weights" / "best.pt"
+    best = recipe.work / "runs" / name / "weights" / "best.pt"
     if not best.exists():
         raise CompanionError(f"training produced no weights at {best}")
     MODELS_DIR.mkdir(exist_ok=True)
-    shutil.copy2(best, WEIGHTS)
-    print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {WEIGHTS}")
-    print(f"exported -> {export_onnx(WEIGHTS, recipe.imgsz)}")
-    return WEIGHTS
+    shutil.copy2(best, dest)
+    print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {dest}")
+    print(f"exported -> {export_onnx(dest, imgsz)}")
+    return dest
 
 
 def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
@@ -150,18 +163,16 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
 
     scenes = generate(Recipe(work=recipe.work, images=recipe.images, val_images=recipe.val_images, seed=recipe.seed))
     out = recipe.work / "reader-data"
-    stamp = out / f".done-{recipe.images}-{recipe.val_images}-{recipe.seed}-{int(recipe.composites is not None)}"
-    if stamp.exists():
-        return out
-    if out.exists():
-        shutil.rmtree(out)
     composites = recipe.composites if recipe.composites and recipe.composites.is_dir() else None
-    if recipe.composites and composites is None:
-        print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
-    bar = TQDM(desc="crops", unit="img")
-    write_crop_dataset(out, scenes.parent, composites, recipe.seed, progress=lambda n: bar.update(1))
-    bar.close()
-    stamp.touch()
+
+    def write() -> None:
+        if recipe.composites and composites is None:
+            print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
+        bar = TQDM(desc="crops", unit="img")
+        write_crop_dataset(out, scenes.parent, composites, recipe.seed, progress=lambda n: bar.update(1))
+        bar.close()
+
+    _once(out, f"{recipe.images}-{recipe.val_images}-{recipe.seed}-{int(recipe.composites is not None)}", write)
     return out
 
 
@@ -172,33 +183,8 @@ def train_reader(recipe: ReaderRecipe) -> Path:
     recipe.work = Path(recipe.work).resolve()
     offline_ultralytics(recipe.work / "ultralytics-config")
     data = generate_reader(recipe)
-    from ultralytics import YOLO
-
-    try:
-        model = YOLO(recipe.model, task="classify")
-    except Exception as exc:
-        raise CompanionError(f"cannot build model {recipe.model!r}: {exc}") from exc
-    start = time.time()
-    from_weights = not str(recipe.model).endswith((".yaml", ".yml"))
-    args = dict(
-        data=str(data), imgsz=READER_SIZE, epochs=recipe.epochs, batch=recipe.batch,
-        device=recipe.device, workers=recipe.workers, project=str(recipe.work / "runs"),
-        name="uno-reader", exist_ok=True, plots=False, pretrained=from_weights, amp=False,
-        seed=recipe.seed, deterministic=False, verbose=True,
+    return _fit(recipe, "classify", data, READER_SIZE, "uno-reader", READER_WEIGHTS, dict(
         # No flips (a mirrored 2 is no card); crops are already the card, so only mild
         # re-cropping; RandAugment brings rotation, shear and photometric changes.
         fliplr=0.0, flipud=0.0, scale=0.15, erasing=0.25, auto_augment="randaugment",
-        optimizer="AdamW", lr0=0.002, warmup_epochs=0 if from_weights else 1, patience=1000,
-    )
-    if recipe.hours:
-        args["time"] = recipe.hours
-    _use_every_core()
-    model.train(**args)
-    best = recipe.work / "runs" / "uno-reader" / "weights" / "best.pt"
-    if not best.exists():
-        raise CompanionError(f"training produced no weights at {best}")
-    MODELS_DIR.mkdir(exist_ok=True)
-    shutil.copy2(best, READER_WEIGHTS)
-    print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {READER_WEIGHTS}")
-    print(f"exported -> {export_onnx(READER_WEIGHTS, READER_SIZE)}")
-    return READER_WEIGHTS
+    ))
