@@ -74,6 +74,11 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
     expect(host.locator("#dealer option")).to_have_count(4)
     host.select_option("#dealer", "Cat")
     host.click("#deal")
+    # The click posts the deal; the camera's flip only counts once the deal is in (a busy
+    # machine answered the flip first and the referee rightly refused it).
+    deadline = time.monotonic() + 10
+    while not any(e.get("type") == "deal" for e in referee.events) and time.monotonic() < deadline:
+        time.sleep(0.05)
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")
 
     phones = {}
