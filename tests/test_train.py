@@ -48,3 +48,17 @@ def test_train_defaults_are_offline_friendly():
     recipe = Recipe()
     assert recipe.model.endswith(".yaml")  # built from its yaml: no pretrained download
     assert recipe.device == "cpu"
+
+
+def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypatch, tmp_path):
+    from companion.commands import train as command
+
+    seen = []
+    monkeypatch.setattr("companion.train.train_reader", seen.append)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--time", "0.2", "--seed", "3"])) == 0
+    (recipe,) = seen
+    assert recipe.model == "yolo11n-cls.yaml" and recipe.batch == 64  # the reader's own defaults
+    assert recipe.hours == 0.2 and recipe.seed == 3 and recipe.work == tmp_path  # the flags given
+    assert recipe.composites is not None and recipe.composites.name == "uno-cards-composites"
