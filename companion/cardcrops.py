@@ -75,20 +75,24 @@ def _jitter_margin(rnd: random.Random) -> tuple[float, ...]:
     return tuple(rnd.uniform(-0.06, hi) for _ in range(4))
 
 
+def _area(a) -> float:
+    return (a[2] - a[0]) * (a[3] - a[1])
+
+
+def _intersection(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
 def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    inter = _intersection(a, b)
+    union = _area(a) + _area(b) - inter
     return inter / union if union > 0 else 0.0
 
 
 def _covered(a, b) -> float:
     """The share of box a that box b covers."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    area = (a[2] - a[0]) * (a[3] - a[1])
-    return ix * iy / area if area > 0 else 1.0
+    area = _area(a)
+    return _intersection(a, b) / area if area > 0 else 1.0
 
 
 def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35

@@ -73,6 +73,29 @@ def _offline() -> None:
     logging.getLogger("ultralytics").setLevel(logging.WARNING)
 
 
+def calm_onnx_session(path: Path) -> Any:
+    """An onnxruntime CPU session whose idle workers sleep instead of spinning (see
+    `YoloDetector._calm_onnx_session`)."""
+    import onnxruntime  # type: ignore[import-untyped]
+
+    options = onnxruntime.SessionOptions()
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.intra_op_num_threads = os.cpu_count() or 1
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def pixel_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> tuple[str | None, float]:
+    """`colour.card_colour` of the box's pixels (clipped to the frame); (None, 0.0) for a box
+    too small to tell."""
+    from companion.colour import card_colour
+
+    h, w = frame.shape[:2]
+    x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
+    if x2 - x1 < 8 or y2 - y1 < 8:
+        return None, 0.0
+    return card_colour(frame[y1:y2, x1:x2])
+
+
 def recolour(name: str, pixel_colour: str | None) -> str:
     """The model's card name with its colour replaced by the pixels' colour (wilds kept)."""
     card = parse_card(name)
@@ -136,10 +159,7 @@ class YoloDetector:
         session = getattr(backend, "session", None)
         if not isinstance(session, onnxruntime.InferenceSession):
             return  # another ultralytics layout: keep its session as it is
-        options = onnxruntime.SessionOptions()
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.intra_op_num_threads = os.cpu_count() or 1
-        backend.session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        backend.session = calm_onnx_session(self.path)
 
     def _trained_size(self) -> int:
         try:
@@ -182,12 +202,8 @@ class YoloDetector:
             for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
                                                boxes.cls.cpu().numpy().astype(int)):
                 candidates.append(((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c)))
-        whole = ((0.0, 0.0, float(w), float(h)), None, 0.0)
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
-            candidates.append(whole)
-        return self._read(frame, candidates)
-
-    def _read(self, frame: np.ndarray, candidates: list) -> list[Detection]:
+            candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         from companion.cardcrops import NONE, crop_square
 
         reads = self.reader.read([crop_square(frame, box) for box, _, _ in candidates])  # type: ignore[union-attr]
@@ -209,27 +225,17 @@ class YoloDetector:
                        det_name: str | None) -> str | None:
         """The card name for a read symbol: wilds as they are, a coloured symbol with the
         pixels' colour (the detector's colour when the pixels cannot tell)."""
-        from companion.colour import card_colour
-
         if symbol in CARD_NAMES:
             return symbol
-        h, w = frame.shape[:2]
-        x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
-        colour = card_colour(frame[y1:y2, x1:x2])[0] if x2 - x1 >= 8 and y2 - y1 >= 8 else None
+        colour = pixel_colour(frame, box)[0]
         if colour is None and det_name is not None:
             colour = parse_card(det_name).color
         return f"{colour}_{symbol}" if colour else None
 
     def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
-        from companion.colour import card_colour
-
         if parse_card(name).is_wild:
             return name
-        h, w = frame.shape[:2]
-        x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
-        if x2 - x1 < 8 or y2 - y1 < 8:
-            return name
-        colour, share = card_colour(frame[y1:y2, x1:x2])
+        colour, share = pixel_colour(frame, box)
         if colour is not None and share >= self.min_colour_share:
             return recolour(name, colour)
         return name
@@ -249,4 +255,5 @@ class FakeDetector:
         return sorted(found, key=lambda d: d.confidence, reverse=True)
 
 
-__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "COLORS"]
+__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
+           "calm_onnx_session", "COLORS"]

@@ -9,7 +9,6 @@ colours) pool every colour's examples. The colour is read from the pixels (colou
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -17,15 +16,14 @@ import cv2
 import numpy as np
 
 from companion.cardcrops import NONE, READER_SIZE, SYMBOL_CLASSES
+from companion.detector import MODEL_STEM, MODELS_DIR, _offline, calm_onnx_session
 from companion.errors import CompanionError
 
-READER_STEM = "uno-cards-reader"
+READER_STEM = f"{MODEL_STEM}-reader"
 
 
 def default_reader_weights() -> Path | None:
     """The reader shipped in models/ (ONNX preferred), or None when there is none."""
-    from companion.detector import MODELS_DIR
-
     for suffix in (".onnx", ".pt"):
         path = MODELS_DIR / f"{READER_STEM}{suffix}"
         if path.exists():
@@ -43,21 +41,14 @@ class CardReader:
         self._session: Any = None
         self._model: Any = None
         if self.path.suffix == ".onnx":
-            import onnxruntime  # type: ignore[import-untyped]
-
-            options = onnxruntime.SessionOptions()
             # No busy-waiting workers: the camera, page and referee share these cores.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            options.intra_op_num_threads = os.cpu_count() or 1
-            self._session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+            self._session = calm_onnx_session(self.path)
             self._input = self._session.get_inputs()[0].name
             meta = self._session.get_modelmeta().custom_metadata_map
             names = ast.literal_eval(meta["names"]) if "names" in meta else dict(enumerate(SYMBOL_CLASSES))
             shape = self._session.get_inputs()[0].shape
             self._batch = shape[0] if isinstance(shape[0], int) else None
         else:
-            from companion.detector import _offline
-
             _offline()
             from ultralytics import YOLO
 

@@ -14,9 +14,10 @@ from typing import Callable
 
 from companion.detector import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
+from companion.reader import READER_STEM
 
 WEIGHTS = MODELS_DIR / f"{MODEL_STEM}.pt"
-READER_WEIGHTS = MODELS_DIR / f"{MODEL_STEM}-reader.pt"
+READER_WEIGHTS = MODELS_DIR / f"{READER_STEM}.pt"
 COMPOSITES = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "uno-cards-composites"
 
 

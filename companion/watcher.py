@@ -311,10 +311,7 @@ class Watcher:
             if visited and count >= self.faint_change * need and zone.pile:
                 best = self._pick(self._detect(frame, "discard"), change)
                 if best is not None and best.card != zone.pile[-1].name:
-                    zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box)))
-                    zone.ref = feat
-                    zone.attempts = 0
-                    return [{"type": "play", "card": best.card, "t": round(t, 3)}]
+                    return self._lay(zone, best, feat, t)
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.attempts = 0
             return []
@@ -352,11 +349,15 @@ class Watcher:
                 zone.ref = feat
                 zone.attempts = 0
             return []
+        return self._lay(zone, best, feat, t)
+
+    def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+        """The card `best` names is now on top: a `flip` on an empty pile, else a `play`."""
         kind = "play" if zone.pile else "flip"
-        zone.pile.append(_PileCard(card, zone.ref, tuple(best.box)))
+        zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box)))
         zone.ref = feat
         zone.attempts = 0
-        return [{"type": kind, "card": card, "t": round(t, 3)}]
+        return [{"type": kind, "card": best.card, "t": round(t, 3)}]
 
     def _pick(self, found: list, change: np.ndarray):
         """The detection the change is about: most of its box changed, best confidence first."""
