@@ -75,6 +75,38 @@ def _jitter_margin(rnd: random.Random) -> tuple[float, ...]:
     return tuple(rnd.uniform(-0.06, hi) for _ in range(4))
 
 
+def _close_up(box: tuple[float, float, float, float], rnd: random.Random) -> tuple[float, float, float, float]:
+    """Part of a card's box, as when the card is held so close that the picture cuts it
+    off: a corner-anchored window that still holds the centre (most of the glyph)."""
+    x1, y1, x2, y2 = box
+    fw, fh = rnd.uniform(0.6, 0.9), rnd.uniform(0.55, 0.9)
+    bw, bh = (x2 - x1) * fw, (y2 - y1) * fh
+    xa = x1 if rnd.random() < 0.5 else x2 - bw
+    ya = y1 if rnd.random() < 0.5 else y2 - bh
+    return xa, ya, xa + bw, ya + bh
+
+
+def webcam_look(img: np.ndarray, rnd: random.Random) -> np.ndarray:
+    """A cheap webcam's picture: hazy and washed out, a colour cast, soft, grainy (the real
+    webcam frames of set-b look like this; scenes.py's photometry is milder)."""
+    out = img.astype(np.float32)
+    grey = out.mean(axis=2, keepdims=True)
+    out = grey + (out - grey) * rnd.uniform(0.45, 1.0)  # less saturated
+    tint = np.array([rnd.uniform(150, 235) + rnd.uniform(-20, 20) for _ in range(3)], np.float32)
+    haze = rnd.uniform(0.0, 0.4)
+    out = out * (1 - haze) + tint * haze
+    out = 255.0 * (np.clip(out, 0, 255) / 255.0) ** rnd.uniform(0.7, 1.4)
+    if rnd.random() < 0.5:
+        out = cv2.GaussianBlur(out, (0, 0), rnd.uniform(0.5, 1.6))
+    out += np.random.default_rng(rnd.randrange(1 << 30)).normal(0, rnd.uniform(0, 6), out.shape)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rnd.random() < 0.3:
+        h, w = out.shape[:2]
+        f = rnd.uniform(0.35, 0.7)
+        out = cv2.resize(cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA), (w, h))
+    return out
+
+
 def _area(a) -> float:
     return (a[2] - a[0]) * (a[3] - a[1])
 
@@ -95,9 +127,10 @@ def _covered(a, b) -> float:
     return _intersection(a, b) / area if area > 0 else 1.0
 
 
-def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35
+def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.25
                 ) -> Iterator[tuple[str, np.ndarray]]:
-    """(symbol, crop) for every labelled card of a YOLO scene folder, plus background crops."""
+    """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
+    close-up cut off by the picture's edge), plus background crops."""
     for img_path in sorted(images.glob("*.jpg")):
         img = cv2.imread(str(img_path))
         if img is None:
@@ -110,12 +143,15 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
             if any(_covered(box, above) > 0.3 for _, above in boxes[:i]):
                 continue
             yield symbol_of(CARD_NAMES[c]), crop_square(img, box, _jitter_margin(rnd))
+            if rnd.random() < close_ups:
+                yield symbol_of(CARD_NAMES[c]), crop_square(img, _close_up(box, rnd), 0.0)
         if rnd.random() < negatives:
             for _ in range(10):
                 bw, bh = rnd.uniform(0.15, 0.6) * w, rnd.uniform(0.15, 0.6) * h
                 x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
                 cand = (x1, y1, x1 + bw, y1 + bh)
-                if all(_iou(cand, b) < 0.05 for _, b in boxes):
+                # "none" only where no card shows: not even a small card inside the window.
+                if all(_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes):
                     yield NONE, crop_square(img, cand, 0.0)
                     break
 
@@ -143,7 +179,7 @@ def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.nd
 
 
 def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
-                       progress: Callable[[int], None] | None = None) -> Path:
+                       progress: Callable[[int], None] | None = None, webcam_share: float = 0.35) -> Path:
     """Write an ultralytics classification folder (train/<class>/, val/<class>/)."""
     out = Path(out)
     rnd = random.Random(seed)
@@ -158,6 +194,8 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
     for source in sources:
         for symbol, crop in source:
             split = "val" if rnd.random() < val_share else "train"
+            if rnd.random() < webcam_share:
+                crop = webcam_look(crop, rnd)
             cv2.imwrite(str(out / split / symbol / f"{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
             n += 1
             if progress:

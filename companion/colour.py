@@ -77,7 +77,14 @@ def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
     xs = (np.arange(w, dtype=np.float32) - (w - 1) / 2) / max(w, 1)
     centre = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * 0.3**2))
     centre *= mask
-    strength = np.clip((sat - 0.32) / 0.25, 0, 1) * np.clip((val - 0.18) / 0.2, 0, 1)
+    # A washed-out webcam frame leaves the card's colour barely saturated: the bar for a
+    # coloured pixel follows the picture's own saturation (down to a floor).
+    lo = min(0.32, max(0.14, float(np.percentile(sat, 95)) * 0.4))
+    strength = np.clip((sat - lo) / 0.25, 0, 1) * np.clip((val - 0.18) / 0.2, 0, 1)
+    # Skin (fingers and faces around a held card) is an orange-red of middling saturation;
+    # printed red is far more saturated, so such pixels barely vote.
+    skin = (hue >= 4) & (hue < 22) & (sat < 0.62)
+    strength = np.where(skin, strength * 0.15, strength)
     weights = centre * strength
     total_centre = float(centre.sum()) or 1.0
     coverage = float(weights.sum()) / total_centre

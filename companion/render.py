@@ -39,10 +39,16 @@ WHITE = (250, 250, 248)
 _SYMBOL_TEXT = {"draw_two": "+2", "wild_draw_four": "+4"}
 
 
-@lru_cache(maxsize=16)
-def _font(size: int, oblique: bool = True) -> ImageFont.FreeTypeFont:
-    name = "DejaVuSans-BoldOblique.ttf" if oblique else "DejaVuSans-Bold.ttf"
-    return ImageFont.truetype(str(FONT_DIR / name), size)
+# Bold italic faces for the glyphs. The first is the default drawing; training draws with
+# all of them, since no free font matches the printed digits (the real classic 1 is a flag
+# with no base, as in Liberation; the 2018+ digits are heavier than DejaVu's).
+FONTS: tuple[str, ...] = ("DejaVuSans-BoldOblique.ttf", "LiberationSans-BoldItalic.ttf",
+                          "DejaVuSansCondensed-BoldOblique.ttf")
+
+
+@lru_cache(maxsize=64)
+def _font(size: int, face: str = FONTS[0]) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_DIR / face), size)
 
 
 def _jitter(rgb: tuple[int, int, int], rng: random.Random | None, amount: int = 14) -> tuple[int, int, int]:
@@ -66,8 +72,12 @@ def _text_centered(
     shadow: tuple[int, int, int] | None = None,
     shadow_offset: float = 0.0,
     underline: bool = False,
+    face: str = FONTS[0],
+    weight: int = 0,
 ) -> None:
-    font = _font(size)
+    """`weight` thickens the glyph by a stroke of its own colour (heavier printed digits)."""
+    font = _font(size, face)
+    stroke = stroke + weight
     x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font, stroke_width=stroke)
     x = center[0] - (x0 + x1) / 2
     y = center[1] - (y0 + y1) / 2
@@ -75,6 +85,8 @@ def _text_centered(
         draw.text((x - shadow_offset, y + shadow_offset), text, font=font, fill=shadow,
                   stroke_width=stroke, stroke_fill=shadow)
     draw.text((x, y), text, font=font, fill=fill, stroke_width=stroke, stroke_fill=outline or fill)
+    if outline and weight:  # the outline stays thin: refill the thickened inside
+        draw.text((x, y), text, font=font, fill=fill, stroke_width=weight, stroke_fill=fill)
     if underline:
         # 6 and 9 are underlined so they can be told apart upside down.
         uy = y + y1 + size * 0.02
@@ -116,7 +128,35 @@ def _arrow(draw: ImageDraw.ImageDraw, start, end, width: float, fill, outline, s
     draw.polygon(shaft, fill=fill)
 
 
-def _reverse_glyph(draw, c, r, fill, outline, stroke) -> None:
+def _bent_arrow(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]], width: float, fill, outline,
+               stroke: int) -> None:
+    """A thick arrow along a polyline, its head at the last point."""
+    (px, py), (ex, ey) = pts[-2], pts[-1]
+    ang = math.atan2(ey - py, ex - px)
+    head = width * 1.6
+    bx, by = ex - math.cos(ang) * head, ey - math.sin(ang) * head
+    nx, ny = -math.sin(ang), math.cos(ang)
+    tri = [(bx + nx * width * 1.15, by + ny * width * 1.15), (ex, ey), (bx - nx * width * 1.15, by - ny * width * 1.15)]
+    body = [*pts[:-1], (bx, by)]
+    if outline:
+        o = max(2, stroke * 3)
+        draw.line(body, fill=outline, width=int(width + o), joint="curve")
+        draw.polygon(tri, fill=outline, outline=outline, width=o // 2 + 1)
+    draw.line(body, fill=fill, width=int(width), joint="curve")
+    draw.polygon(tri, fill=fill)
+
+
+def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle: float = 0.0) -> None:
+    if bent:
+        # The classic deck's reverse: two bent arrows in an S, one heading up-right from a
+        # flat tail, the other down-left (each the other turned half a turn).
+        ca, sa = math.cos(angle), math.sin(angle)
+        for sign in (1, -1):
+            pts = [(-0.66, -0.2), (0.0, -0.2), (0.5, -0.8)]
+            pts = [(sign * x * r, sign * y * r) for x, y in pts]
+            pts = [(c[0] + x * ca - y * sa, c[1] + x * sa + y * ca) for x, y in pts]
+            _bent_arrow(draw, pts, r * 0.3, fill, outline, stroke)
+        return
     # Two parallel diagonal arrows pointing opposite ways.
     w = r * 0.3
     d = (0.6 * r * 0.85, -0.8 * r * 0.85)
@@ -125,15 +165,22 @@ def _reverse_glyph(draw, c, r, fill, outline, stroke) -> None:
     _arrow(draw, (c[0] + d[0] + p[0], c[1] + d[1] + p[1]), (c[0] - d[0] + p[0], c[1] - d[1] + p[1]), w, fill, outline, stroke)
 
 
-def _mini_card(draw, center, w, h, fill, outline, stroke, angle=0.0) -> None:
+def _mini_card(draw, center, w, h, fill, outline, stroke, angle=0.0, skew: float = 0.0) -> None:
     cx, cy = center
-    pts = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    s = skew * h / 2  # a slanted (italic) card: top edge shifted right
+    pts = [(-w / 2 + s, -h / 2), (w / 2 + s, -h / 2), (w / 2 - s, h / 2), (-w / 2 - s, h / 2)]
     ca, sa = math.cos(angle), math.sin(angle)
     poly = [(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in pts]
     draw.polygon(poly, fill=fill, outline=outline or fill, width=max(1, stroke))
 
 
-def _draw_two_glyph(draw, c, r, fill, outline, stroke) -> None:
+def _draw_two_glyph(draw, c, r, fill, outline, stroke, upright: bool = False, angle: float = 0.0) -> None:
+    if upright:
+        # As printed: two tall slanted cards, the back one up and to the right.
+        w, h = r * 0.62, r * 1.2
+        for dx, dy in ((0.2, -0.26), (-0.2, 0.26)):
+            _mini_card(draw, (c[0] + r * dx, c[1] + r * dy), w, h, fill, outline, stroke + 1, angle, 0.25)
+        return
     w, h = r * 0.7, r * 1.05
     _mini_card(draw, (c[0] - r * 0.22, c[1] + r * 0.2), w, h, fill, outline, stroke + 1, 0.5)
     _mini_card(draw, (c[0] + r * 0.22, c[1] - r * 0.2), w, h, fill, outline, stroke + 1, 0.5)
@@ -212,7 +259,16 @@ def render_card(
             img.paste(Image.new("RGB", (W, H), WHITE), (0, 0), oval)
     draw = ImageDraw.Draw(img)
 
-    big = int(H * (0.36 if modern else 0.34))
+    # Drawing choices that differ between printings (and between our guesses of them): one
+    # fixed pick without rng, a random one for training.
+    if rng is None:
+        face, weight = (FONTS[0] if modern else FONTS[1]), 0
+        bent, upright, tilt = not modern, True, 0.0
+    else:
+        face, weight = rng.choice(FONTS), (rng.choice((0, 0, 1, 2, 3)) * scale if modern else 0)
+        bent, upright = rng.random() < (0.15 if modern else 0.75), rng.random() < 0.8
+        tilt = rng.uniform(-0.25, 0.25)
+    big = int(H * (0.36 if modern else 0.34) * (1 if rng is None else rng.uniform(0.95, 1.12)))
     shadow_off = W * (0.035 if modern else 0.02)
     # Action glyphs fill most of the oval or disc (the real classic reverse arrows span about
     # two thirds of the card's width; smaller ones were read as a 4 on real photos).
@@ -220,19 +276,19 @@ def render_card(
     if card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
-                       underline=card.symbol in ("6", "9"))
+                       underline=card.symbol in ("6", "9"), face=face, weight=weight)
     elif card.symbol == "skip":
         if modern:
             _skip_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
         _skip_glyph(draw, c, r, glyph_fill, outline, stroke)
     elif card.symbol == "reverse":
         if modern:
-            _reverse_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
-        _reverse_glyph(draw, c, r, glyph_fill, outline, stroke)
+            _reverse_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0, bent, tilt)
+        _reverse_glyph(draw, c, r, glyph_fill, outline, stroke, bent, tilt)
     elif card.symbol == "draw_two":
         if modern:
-            _draw_two_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0)
-        _draw_two_glyph(draw, c, r, glyph_fill, outline or BLACK, stroke)
+            _draw_two_glyph(draw, (c[0] - shadow_off, c[1] + shadow_off), r, shadow, None, 0, upright, tilt)
+        _draw_two_glyph(draw, c, r, glyph_fill, outline or BLACK, stroke, upright, tilt)
     elif name == "wild":
         if modern:  # a four-colour disc in a white ring, no lettering
             _wild_face(img, c, W * 0.37, W * 0.37, 0, rng, modern)
@@ -273,7 +329,7 @@ def render_card(
         _text_centered(ld, corner_centre, corner, small, WHITE, BLACK if not modern else None,
                        max(1, stroke // 1) if not modern else 0,
                        shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008,
-                       underline=corner in ("6", "9"))
+                       underline=corner in ("6", "9"), face=face)
     elif card.symbol == "skip":
         _skip_glyph(ld, corner_centre, W * 0.065, WHITE, BLACK if not modern else None, max(1, stroke // 2))
     elif card.symbol == "reverse":

@@ -53,7 +53,7 @@ def test_scene_crops_skip_a_card_mostly_under_another(tmp_path):
         f"{blue_skip} 0.32 0.32 0.2 0.3",  # mostly under it: no crop
         f"{green_7} 0.8 0.8 0.2 0.3",     # apart
     ])
-    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(0), negatives=0.0))
+    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(0), negatives=0.0, close_ups=0.0))
     assert [s for s, _ in crops] == ["5", "7"]
     assert all(c.shape == (READER_SIZE, READER_SIZE, 3) for _, c in crops)
 
@@ -61,8 +61,51 @@ def test_scene_crops_skip_a_card_mostly_under_another(tmp_path):
 def test_scene_crops_background_crops_avoid_cards(tmp_path):
     red_5 = CARD_NAMES.index("red_5")
     folder = _scene_folder(tmp_path, [f"{red_5} 0.5 0.5 0.2 0.3"])
-    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(3), negatives=1.0))
+    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(3), negatives=1.0, close_ups=0.0))
     assert [s for s, _ in crops] == ["5", NONE]
+
+
+def test_background_crops_never_hold_a_small_card(tmp_path):
+    # A small card (a far-off discard) inside a big window is still a card: no "none" there.
+    red_5 = CARD_NAMES.index("red_5")
+    folder = _scene_folder(tmp_path, [f"{red_5} 0.5 0.5 0.08 0.12"])
+    img = cv2.imread(str(folder / "images" / "s.jpg"))
+    img[88:112, 92:108] = (0, 0, 255)  # the card, painted pure red
+    cv2.imwrite(str(folder / "images" / "s.jpg"), img)
+    nones = 0
+    for seed in range(60):
+        for symbol, crop in scene_crops(folder / "images", folder / "labels", random.Random(seed),
+                                        negatives=1.0, close_ups=0.0):
+            if symbol == NONE:
+                nones += 1
+                red = (crop[:, :, 2] > 150) & (crop[:, :, 1] < 100)
+                assert red.sum() == 0
+    assert nones > 20
+
+
+def test_close_ups_cut_the_card_but_keep_its_centre(tmp_path):
+    from companion.cardcrops import _close_up
+    red_5 = CARD_NAMES.index("red_5")
+    folder = _scene_folder(tmp_path, [f"{red_5} 0.5 0.5 0.4 0.6"])
+    crops = list(scene_crops(folder / "images", folder / "labels", random.Random(0), negatives=0.0, close_ups=1.0))
+    assert [s for s, _ in crops] == ["5", "5"]
+    box = (60.0, 40.0, 140.0, 160.0)
+    for seed in range(50):
+        x1, y1, x2, y2 = _close_up(box, random.Random(seed))
+        assert box[0] <= x1 < 100 < x2 <= box[2] and box[1] <= y1 < 100 < y2 <= box[3]
+        assert (x2 - x1) * (y2 - y1) < 0.9 * 80 * 120
+
+
+def test_webcam_look_washes_out_colour_and_keeps_the_shape():
+    from companion.cardcrops import webcam_look
+    crop = np.zeros((READER_SIZE, READER_SIZE, 3), np.uint8)
+    crop[:] = (200, 60, 0)  # a saturated blue
+    sats = []
+    for seed in range(20):
+        out = webcam_look(crop, random.Random(seed))
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        sats.append(cv2.cvtColor(out, cv2.COLOR_BGR2HSV)[:, :, 1].mean())
+    assert np.mean(sats) < 0.9 * 255 and min(sats) < 200
 
 
 def test_composite_crops_name_real_corners_by_value(shared_dir, tmp_path):
@@ -93,7 +136,8 @@ def test_write_crop_dataset_makes_a_classification_folder(tmp_path):
         _scene_folder(scenes, [f"{red_5} 0.5 0.5 0.2 0.3"], split)
     out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0)
     assert sorted(p.name for p in (out / "train").iterdir()) == sorted(SYMBOL_CLASSES)
-    assert len(list((out / "train" / "5").glob("*.jpg"))) == 2
+    # Each card once, plus sometimes a close-up of it; nothing else in this scene is a card.
+    assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
 
 
 def test_reader_refuses_a_missing_file(tmp_path):
