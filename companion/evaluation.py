@@ -21,6 +21,7 @@ class Report:
     not_found: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     colour_errors: int = 0
+    misses: list[tuple[str, str, str | None, tuple[float, float, float, float] | None]] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
@@ -71,6 +72,7 @@ def evaluate(pairs: list[tuple[Path, str]], detector, progress=None) -> Report:
             report.correct += 1
             stats[0] += 1
         else:
+            report.misses.append((str(path), truth, best, found[0].box if found else None))
             if best is None:
                 report.not_found.append(str(path))
             else:
@@ -95,4 +97,38 @@ def format_report(report: Report, name: str = "") -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Report", "photo_set", "evaluate", "format_report", "CARD_NAMES"]
+def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int = 160) -> list[Path]:
+    """Contact sheets of the missed photos: each tile is the photo with the chosen box drawn,
+    the true name on top (red) and the read name below (blue, "None" for no card)."""
+    import cv2
+    import numpy as np
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tiles = []
+    for path, truth, best, box in report.misses:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        if frame is None:
+            continue
+        h, w = frame.shape[:2]
+        t = cv2.resize(frame, (tile, tile), interpolation=cv2.INTER_AREA)
+        if box is not None:
+            x1, y1, x2, y2 = box
+            sx, sy = tile / w, tile / h
+            cv2.rectangle(t, (int(x1 * sx), int(y1 * sy)), (int(x2 * sx), int(y2 * sy)), (255, 0, 0), 2)
+        for text, y, colour in ((truth, 14, (0, 0, 255)), (str(best), tile - 6, (255, 0, 0))):
+            cv2.putText(t, text, (3, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 3)
+            cv2.putText(t, text, (3, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1)
+        tiles.append(t)
+    sheets = []
+    cols = 6
+    for i in range(0, len(tiles), per_sheet):
+        chunk = tiles[i:i + per_sheet]
+        chunk += [np.zeros_like(chunk[0])] * (-len(chunk) % cols)
+        sheet = np.concatenate([np.concatenate(chunk[j:j + cols], 1) for j in range(0, len(chunk), cols)], 0)
+        sheets.append(out / f"misses-{i // per_sheet + 1:02d}.png")
+        cv2.imwrite(str(sheets[-1]), sheet)
+    return sheets
+
+
+__all__ = ["Report", "photo_set", "evaluate", "format_report", "write_miss_sheets", "CARD_NAMES"]

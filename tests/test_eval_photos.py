@@ -49,6 +49,18 @@ def test_eval_photos_cli_plain_text_names_the_figures(tmp_path, capsys, reads_ev
     assert "blue_5->red_5 x2" in out
 
 
+def test_eval_photos_errors_writes_contact_sheets_of_the_misses(tmp_path, capsys, reads_everything_as_red_5):
+    (tmp_path / "set").mkdir()
+    root = _tree(tmp_path / "set", per_class=3)
+    assert cli_main(["eval-photos", str(root), "--errors", str(tmp_path / "misses")]) == 0
+    sheets = sorted((tmp_path / "misses" / "set").glob("*.png"))
+    assert [p.name for p in sheets] == ["misses-01.png"]
+    sheet = cv2.imread(str(sheets[0]))
+    # 7 misses (2 blue 5s read red, 3 wilds, 2 more black "no card"s) on one row of 6 and one more.
+    assert sheet.shape == (2 * 160, 6 * 160, 3)
+    assert "7 misses" in capsys.readouterr().err
+
+
 def test_eval_photos_limit_per_class_is_a_fixed_sample(tmp_path):
     root = _tree(tmp_path, per_class=5)
     first = photo_set(root, limit_per_class=2)

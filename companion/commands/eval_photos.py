@@ -19,11 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="second-stage reader weights (default: the shipped reader, if any)")
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--errors", type=Path, default=None, metavar="DIR",
+                        help="write contact sheets of the missed photos here (one sub-folder per set)")
 
 
 def main(args: argparse.Namespace) -> int:
     from companion.detector import YoloDetector
-    from companion.evaluation import evaluate, format_report, photo_set
+    from companion.evaluation import evaluate, format_report, photo_set, write_miss_sheets
 
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]  # refuse bad folders first
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
@@ -40,6 +42,9 @@ def main(args: argparse.Namespace) -> int:
         out[str(d)] = report.to_dict()
         if not args.json:
             print(format_report(report, str(d)))
+        if args.errors is not None:
+            sheets = write_miss_sheets(report, args.errors / d.name)
+            print(f"{len(report.misses)} misses of {d} on {len(sheets)} sheets in {args.errors / d.name}", file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=1))
     return 0
