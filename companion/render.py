@@ -148,7 +148,7 @@ def _bent_arrow(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]], width
 
 def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle: float = 0.0) -> None:
     if bent:
-        # The classic deck's reverse: two bent arrows in an S, one heading up-right from a
+        # The reverse as printed (both designs): two bent arrows in an S, one heading up-right from a
         # flat tail, the other down-left (each the other turned half a turn).
         ca, sa = math.cos(angle), math.sin(angle)
         for sign in (1, -1):
@@ -263,10 +263,10 @@ def render_card(
     # fixed pick without rng, a random one for training.
     if rng is None:
         face, weight = (FONTS[0] if modern else FONTS[1]), 0
-        bent, upright, tilt = not modern, True, 0.0
+        bent, upright, tilt = True, True, 0.0
     else:
         face, weight = rng.choice(FONTS), (rng.choice((0, 0, 1, 2, 3)) * scale if modern else 0)
-        bent, upright = rng.random() < (0.15 if modern else 0.75), rng.random() < 0.8
+        bent, upright = rng.random() < 0.75, rng.random() < 0.8
         tilt = rng.uniform(-0.25, 0.25)
     big = int(H * (0.36 if modern else 0.34) * (1 if rng is None else rng.uniform(0.95, 1.12)))
     shadow_off = W * (0.035 if modern else 0.02)
