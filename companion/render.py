@@ -133,10 +133,10 @@ def _bent_arrow(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]], width
     """A thick arrow along a polyline, its head at the last point."""
     (px, py), (ex, ey) = pts[-2], pts[-1]
     ang = math.atan2(ey - py, ex - px)
-    head = width * 1.6
+    head = width * 2.0
     bx, by = ex - math.cos(ang) * head, ey - math.sin(ang) * head
     nx, ny = -math.sin(ang), math.cos(ang)
-    tri = [(bx + nx * width * 1.15, by + ny * width * 1.15), (ex, ey), (bx - nx * width * 1.15, by - ny * width * 1.15)]
+    tri = [(bx + nx * width * 1.4, by + ny * width * 1.4), (ex, ey), (bx - nx * width * 1.4, by - ny * width * 1.4)]
     body = [*pts[:-1], (bx, by)]
     if outline:
         o = max(2, stroke * 3)
@@ -152,10 +152,10 @@ def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle:
         # flat tail, the other down-left (each the other turned half a turn).
         ca, sa = math.cos(angle), math.sin(angle)
         for sign in (1, -1):
-            pts = [(-0.66, -0.2), (0.0, -0.2), (0.5, -0.8)]
+            pts = [(-0.36, 0.3), (-0.24, -0.14), (-0.07, -0.3), (0.66, -0.92)]
             pts = [(sign * x * r, sign * y * r) for x, y in pts]
             pts = [(c[0] + x * ca - y * sa, c[1] + x * sa + y * ca) for x, y in pts]
-            _bent_arrow(draw, pts, r * 0.3, fill, outline, stroke)
+            _bent_arrow(draw, pts, r * 0.26, fill, outline, stroke)
         return
     # Two parallel diagonal arrows pointing opposite ways.
     w = r * 0.3
@@ -266,7 +266,7 @@ def render_card(
         bent, upright, tilt = True, True, 0.0
     else:
         face, weight = rng.choice(FONTS), (rng.choice((0, 0, 1, 2, 3)) * scale if modern else 0)
-        bent, upright = rng.random() < 0.75, rng.random() < 0.8
+        bent, upright = rng.random() < 0.6, rng.random() < 0.8
         tilt = rng.uniform(-0.25, 0.25)
     big = int(H * (0.36 if modern else 0.34) * (1 if rng is None else rng.uniform(0.95, 1.12)))
     shadow_off = W * (0.035 if modern else 0.02)
