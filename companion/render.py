@@ -96,6 +96,20 @@ def _text_centered(
         draw.rectangle(box, fill=fill, outline=outline or fill, width=max(1, stroke // 2 or 1))
 
 
+def _one_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], size: int, fill, outline, stroke: int,
+               shadow=None, shadow_offset: float = 0.0) -> None:
+    """The printed 1: a slanted stem with a long flag and no base (every font here gives
+    the 1 a base, and real classic 1s were read as 7s)."""
+    h = size * 0.74  # a digit's height in a font of this size
+    shape = [(0.2, -0.5), (0.2, 0.5), (-0.09, 0.5), (-0.09, -0.15), (-0.36, -0.04), (-0.36, -0.29), (-0.03, -0.5)]
+    pts = [(c[0] + (x - y * 0.2) * h, c[1] + y * h) for x, y in shape]  # italic: the top leans right
+    if shadow is not None and shadow_offset:
+        draw.polygon([(x - shadow_offset, y + shadow_offset) for x, y in pts], fill=shadow)
+    if outline:
+        draw.line([*pts, pts[0], pts[1]], fill=outline, width=max(2, stroke * 2), joint="curve")
+    draw.polygon(pts, fill=fill)
+
+
 def _skip_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], r: float, fill, outline, stroke: int) -> None:
     box = [c[0] - r, c[1] - r, c[0] + r, c[1] + r]
     width = max(2, int(r * 0.32))
@@ -273,7 +287,10 @@ def render_card(
     # Action glyphs fill most of the oval or disc (the real classic reverse arrows span about
     # two thirds of the card's width; smaller ones were read as a 4 on real photos).
     r = W * 0.34
-    if card.number is not None:
+    if card.symbol == "1" and (rng is None or rng.random() < 0.7):
+        _one_glyph(draw, c, big, glyph_fill, outline, stroke, shadow=shadow if modern else BLACK,
+                   shadow_offset=shadow_off)
+    elif card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
                        underline=card.symbol in ("6", "9"), face=face, weight=weight)
