@@ -196,6 +196,10 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
             split = "val" if rnd.random() < val_share else "train"
             if rnd.random() < webcam_share:
                 crop = webcam_look(crop, rnd)
+            # A card turned a quarter or half turn is the same card (unlike a mirrored one):
+            # cards held upside down, or lying sideways, are common and read by their
+            # upright corner index and the 6/9 underline.
+            crop = np.ascontiguousarray(np.rot90(crop, rnd.choices((0, 1, 2, 3), (0.4, 0.15, 0.3, 0.15))[0]))
             cv2.imwrite(str(out / split / symbol / f"{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
             n += 1
             if progress:

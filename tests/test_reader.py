@@ -140,6 +140,38 @@ def test_write_crop_dataset_makes_a_classification_folder(tmp_path):
     assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
 
 
+def test_crop_dataset_turns_cards_by_quarter_turns_never_mirrors(tmp_path):
+    # The card's top half bright, its bottom half dark, its left edge red: a quarter or half
+    # turn moves the bright half; a mirror image would put red on the right with the bright
+    # half still on top, which must never be written.
+    red_5 = CARD_NAMES.index("red_5")
+    scenes = tmp_path / "scenes"
+    for split in ("train", "val"):
+        _scene_folder(scenes, [f"{red_5} 0.5 0.5 0.5 0.5"], split)
+        img = cv2.imread(str(scenes / "images" / split / "s.jpg"))
+        img[50:100, 50:150] = 230
+        img[100:150, 50:150] = 20
+        img[50:150, 50:62] = (0, 0, 255)
+        cv2.imwrite(str(scenes / "images" / split / "s.jpg"), img)
+    where = []
+    for seed in range(12):
+        out = write_crop_dataset(tmp_path / f"crops{seed}", scenes, None, seed=seed, webcam_share=0.0)
+        for f in (out / "train" / "5").glob("*.jpg"):
+            c = cv2.imread(str(f)).astype(int)
+            h, w = c.shape[:2]
+            bright = max(("top", c[: h // 3].mean()), ("bottom", c[-h // 3:].mean()),
+                         ("left", c[:, : w // 3].mean()), ("right", c[:, -w // 3:].mean()), key=lambda kv: kv[1])[0]
+            red = (c[:, :, 2] > 150) & (c[:, :, 1] < 90)
+            cols = np.nonzero(red.any(axis=0))[0]
+            rows = np.nonzero(red.any(axis=1))[0]
+            side = ("left" if cols.mean() < w / 2 else "right") if np.ptp(rows) > np.ptp(cols) else \
+                ("top" if rows.mean() < h / 2 else "bottom")
+            where.append((bright, side))
+    # Upright (bright top, red left), half turn (bright bottom, red right), quarter turns.
+    assert set(where) <= {("top", "left"), ("bottom", "right"), ("left", "bottom"), ("right", "top")}
+    assert {("top", "left"), ("bottom", "right")} <= set(where)
+
+
 def test_reader_refuses_a_missing_file(tmp_path):
     from companion.errors import CompanionError
 
