@@ -18,10 +18,15 @@ class Report:
     correct: int = 0
     per_class: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     confusions: Counter = field(default_factory=Counter)
-    not_found: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     colour_errors: int = 0
+    # (image, true name, read name or None, its box or None) for every photo not read right
     misses: list[tuple[str, str, str | None, tuple[float, float, float, float] | None]] = field(default_factory=list)
+
+    @property
+    def not_found(self) -> list[str]:
+        """The photos in which no card was found."""
+        return [path for path, _, best, _ in self.misses if best is None]
 
     @property
     def accuracy(self) -> float:
@@ -73,9 +78,7 @@ def evaluate(pairs: list[tuple[Path, str]], detector, progress=None) -> Report:
             stats[0] += 1
         else:
             report.misses.append((str(path), truth, best, found[0].box if found else None))
-            if best is None:
-                report.not_found.append(str(path))
-            else:
+            if best is not None:
                 report.confusions[(truth, best)] += 1
                 t, b = parse_card(truth), parse_card(best)
                 if t.symbol == b.symbol and t.color != b.color:
