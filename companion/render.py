@@ -40,8 +40,8 @@ _SYMBOL_TEXT = {"draw_two": "+2", "wild_draw_four": "+4"}
 
 
 # Bold italic faces for the glyphs. The first is the default drawing; training draws with
-# all of them, since no free font matches the printed digits (the real classic 1 is a flag
-# with no base, as in Liberation; the 2018+ digits are heavier than DejaVu's).
+# all of them, since no free font matches the printed digits (the 2018+ digits are heavier
+# than any of these; the printed 1 has no base in any font here, see `_one_glyph`).
 FONTS: tuple[str, ...] = ("DejaVuSans-BoldOblique.ttf", "LiberationSans-BoldItalic.ttf",
                           "DejaVuSansCondensed-BoldOblique.ttf")
 
@@ -94,6 +94,13 @@ def _text_centered(
         cx = center[0] - size * 0.04
         box = [cx - w / 2, uy, cx + w / 2, uy + max(2, size * 0.09)]
         draw.rectangle(box, fill=fill, outline=outline or fill, width=max(1, stroke // 2 or 1))
+
+
+def _placed(pts: list[tuple[float, float]], c: tuple[float, float], angle: float = 0.0,
+            scale: float = 1.0) -> list[tuple[float, float]]:
+    """Points drawn about the origin, scaled, turned by `angle` and moved to centre c."""
+    ca, sa = math.cos(angle), math.sin(angle)
+    return [(c[0] + (x * ca - y * sa) * scale, c[1] + (x * sa + y * ca) * scale) for x, y in pts]
 
 
 def _one_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], size: int, fill, outline, stroke: int,
@@ -162,14 +169,11 @@ def _bent_arrow(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]], width
 
 def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle: float = 0.0) -> None:
     if bent:
-        # The reverse as printed (both designs): two bent arrows in an S, one heading up-right from a
-        # flat tail, the other down-left (each the other turned half a turn).
-        ca, sa = math.cos(angle), math.sin(angle)
-        for sign in (1, -1):
-            pts = [(-0.36, 0.3), (-0.24, -0.14), (-0.07, -0.3), (0.66, -0.92)]
-            pts = [(sign * x * r, sign * y * r) for x, y in pts]
-            pts = [(c[0] + x * ca - y * sa, c[1] + x * sa + y * ca) for x, y in pts]
-            _bent_arrow(draw, pts, r * 0.26, fill, outline, stroke)
+        # The reverse as printed (both designs): two bent arrows in an S, one heading up-right
+        # from a short hooked tail, the other down-left (the first turned half a turn).
+        arrow = [(-0.36, 0.3), (-0.24, -0.14), (-0.07, -0.3), (0.66, -0.92)]
+        for turn in (0.0, math.pi):
+            _bent_arrow(draw, _placed(arrow, c, angle + turn, r), r * 0.26, fill, outline, stroke)
         return
     # Two parallel diagonal arrows pointing opposite ways.
     w = r * 0.3
@@ -180,11 +184,9 @@ def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle:
 
 
 def _mini_card(draw, center, w, h, fill, outline, stroke, angle=0.0, skew: float = 0.0) -> None:
-    cx, cy = center
     s = skew * h / 2  # a slanted (italic) card: top edge shifted right
     pts = [(-w / 2 + s, -h / 2), (w / 2 + s, -h / 2), (w / 2 - s, h / 2), (-w / 2 - s, h / 2)]
-    ca, sa = math.cos(angle), math.sin(angle)
-    poly = [(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in pts]
+    poly = _placed(pts, center, angle)
     draw.polygon(poly, fill=fill, outline=outline or fill, width=max(1, stroke))
 
 
