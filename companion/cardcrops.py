@@ -77,12 +77,17 @@ def _jitter_margin(rnd: random.Random) -> tuple[float, ...]:
 
 def _close_up(box: tuple[float, float, float, float], rnd: random.Random) -> tuple[float, float, float, float]:
     """Part of a card's box, as when the card is held so close that the picture cuts it
-    off: a corner-anchored window that still holds the centre (most of the glyph)."""
+    off: a corner-anchored window that reaches at least the centre (some of the glyph).
+    Held up to a webcam, a card is mostly cut along the bottom of the picture, so most
+    windows keep a corner index (the top-left one, or the bottom-right one of a card held
+    upside down) and lose part of the big glyph."""
     x1, y1, x2, y2 = box
-    fw, fh = rnd.uniform(0.6, 0.9), rnd.uniform(0.55, 0.9)
+    fw, fh = rnd.uniform(0.6, 1.0), rnd.uniform(0.52, 0.88)
     bw, bh = (x2 - x1) * fw, (y2 - y1) * fh
-    xa = x1 if rnd.random() < 0.5 else x2 - bw
-    ya = y1 if rnd.random() < 0.5 else y2 - bh
+    left = rnd.random() < 0.5
+    top = left if rnd.random() < 0.75 else not left  # top-left or bottom-right: an index shows
+    xa = x1 if left else x2 - bw
+    ya = y1 if top else y2 - bh
     return xa, ya, xa + bw, ya + bh
 
 
@@ -127,7 +132,7 @@ def _covered(a, b) -> float:
     return _intersection(a, b) / area if area > 0 else 1.0
 
 
-def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.25
+def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3
                 ) -> Iterator[tuple[str, np.ndarray]]:
     """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
     close-up cut off by the picture's edge), plus background crops."""

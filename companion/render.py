@@ -256,7 +256,7 @@ def render_card(
     shadow = _darker(body, 0.35) if card.color else (60, 60, 60)
 
     # The white centre: tilted oval (classic) or disc with radial lines (modern).
-    if not card.is_wild or name in ("wild_customizable", "wild") and modern:
+    if not card.is_wild or name in ("wild_customizable", "wild", "wild_draw_four") and modern:
         if modern:
             r = W * 0.45  # the 2018+ disc nearly spans the card (measured on set-b webcam frames)
             draw.ellipse([c[0] - r, c[1] - r, c[0] + r, c[1] + r], fill=WHITE)
@@ -313,8 +313,16 @@ def render_card(
             _wild_face(img, c, W * 0.37, W * 0.37, 0, rng, modern)
         else:
             _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern)
+    elif name == "wild_draw_four" and modern:
+        # 2018+: four upright cards on the radial disc, in two staggered pairs rising to the
+        # right (measured on set-b webcam frames): green low left ... yellow high right.
+        for k, dx, dy in (("green", -0.23, 0.13), ("blue", -0.04, -0.15), ("red", 0.07, 0.03), ("yellow", 0.25, -0.22)):
+            if rng is not None:
+                dx, dy = dx + rng.uniform(-0.02, 0.02), dy + rng.uniform(-0.02, 0.02)
+            _mini_card(draw, (c[0] + dx * W, c[1] + dy * W), W * 0.23, W * 0.35, _jitter(CARD_RGB[k], rng), WHITE,
+                       stroke * 2, 0.0, 0.12)
     elif name == "wild_draw_four":
-        _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern) if not modern else None
+        _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern)
         draw = ImageDraw.Draw(img)
         cols = ("blue", "green", "red", "yellow")
         for i, k in enumerate(cols):

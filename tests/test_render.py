@@ -41,3 +41,16 @@ def test_render_rejects_unknown_names_and_designs():
         render_card("red5")
     with pytest.raises(ValueError, match="design"):
         render_card("red_5", "retro")
+
+
+def test_modern_wild_draw_four_has_four_upright_cards_on_the_white_disc():
+    # The 2018+ wild draw four (set-b's webcam frames): a black card, the white radial disc,
+    # green low left, blue, red, yellow high right.
+    face = render_card("wild_draw_four", "modern", 300)[:, :, 2::-1].astype(int)  # RGB
+    h, w = face.shape[:2]
+    cx, cy = w // 2, h // 2
+    assert face[cy + int(0.3 * w), cx].min() > 200  # the disc below the cards is white
+    def at(dx: float, dy: float) -> str:
+        r, g, b = face[cy + int(dy * w), cx + int(dx * w)]
+        return max((("red", r - g), ("green", g - r), ("blue", b - r), ("yellow", min(r, g) - b)), key=lambda kv: kv[1])[0]
+    assert [at(-0.23, 0.13), at(-0.06, -0.2), at(0.09, 0.05), at(0.25, -0.25)] == ["green", "blue", "red", "yellow"]
