@@ -169,11 +169,12 @@ def _bent_arrow(draw: ImageDraw.ImageDraw, pts: list[tuple[float, float]], width
 
 def _reverse_glyph(draw, c, r, fill, outline, stroke, bent: bool = False, angle: float = 0.0) -> None:
     if bent:
-        # The reverse as printed (both designs): two bent arrows in an S, one heading up-right
-        # from a short hooked tail, the other down-left (the first turned half a turn).
-        arrow = [(-0.36, 0.3), (-0.24, -0.14), (-0.07, -0.3), (0.66, -0.92)]
+        # The reverse as printed (both designs): a leaning S with an arrowhead at each end,
+        # drawn as two arrows: the S's top half heading up-right, and the same turned half a
+        # turn (traced from set-a's classic reverses).
+        arrow = [(0.14, 0.12), (-0.15, -0.03), (-0.37, -0.17), (-0.37, -0.42), (-0.15, -0.54), (0.6, -0.92)]
         for turn in (0.0, math.pi):
-            _bent_arrow(draw, _placed(arrow, c, angle + turn, r), r * 0.26, fill, outline, stroke)
+            _bent_arrow(draw, _placed(arrow, c, angle + turn + 0.25, r * 0.95), r * 0.27, fill, outline, stroke)
         return
     # Two parallel diagonal arrows pointing opposite ways.
     w = r * 0.3
@@ -282,7 +283,7 @@ def render_card(
         bent, upright, tilt = True, True, 0.0
     else:
         face, weight = rng.choice(FONTS), (rng.choice((0, 0, 1, 2, 3)) * scale if modern else 0)
-        bent, upright = rng.random() < 0.6, rng.random() < 0.8
+        bent, upright = rng.random() < 0.75, rng.random() < 0.8
         tilt = rng.uniform(-0.25, 0.25)
     big = int(H * (0.36 if modern else 0.34) * (1 if rng is None else rng.uniform(0.95, 1.12)))
     shadow_off = W * (0.035 if modern else 0.02)
