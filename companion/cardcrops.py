@@ -91,6 +91,39 @@ def _close_up(box: tuple[float, float, float, float], rnd: random.Random) -> tup
     return xa, ya, xa + bw, ya + bh
 
 
+def corner_squares(box: tuple[float, float, float, float], size: float = 0.45) -> list[tuple[float, float, float, float]]:
+    """A box's four corner squares (top-left, top-right, bottom-right, bottom-left), each
+    `size` of the box's shorter side: where a card's corner indices are when it lies square
+    to the picture (a card cut off by the picture's edge keeps them in any of the four)."""
+    x1, y1, x2, y2 = box
+    s = min(x2 - x1, y2 - y1) * size
+    return [(x1, y1, x1 + s, y1 + s), (x2 - s, y1, x2, y1 + s), (x2 - s, y2 - s, x2, y2), (x1, y2 - s, x1 + s, y2)]
+
+
+def index_corners(box: tuple[float, float, float, float], size: float = 0.45) -> list[tuple[float, float, float, float]]:
+    """The two corner squares of a whole card's box where its indices print: top-left and
+    bottom-right for a card standing up (or upside down), top-right and bottom-left for
+    one lying sideways."""
+    tl, tr, br, bl = corner_squares(box, size)
+    return [tl, br] if (box[3] - box[1]) >= (box[2] - box[0]) else [tr, bl]
+
+
+def _upright(box: tuple[float, float, float, float], tolerance: float = 0.12) -> bool:
+    """Whether a card's box has a card's own proportions (56:87, either way round), so the
+    card lies square to the picture and its corner indices sit in the box's corners."""
+    x1, y1, x2, y2 = box
+    ratio = min(x2 - x1, y2 - y1) / max(1.0, max(x2 - x1, y2 - y1))
+    return abs(ratio - 56 / 87) < tolerance
+
+
+def _index_corner(box: tuple[float, float, float, float], rnd: random.Random) -> tuple[float, float, float, float]:
+    """One of the box's index corners, its size and place jittered as a detector's box is."""
+    x1, y1, x2, y2 = rnd.choice(index_corners(box, rnd.uniform(0.35, 0.6)))
+    s = x2 - x1
+    dx, dy = rnd.uniform(-0.08, 0.08) * s, rnd.uniform(-0.08, 0.08) * s
+    return x1 + dx, y1 + dy, x2 + dx, y2 + dy
+
+
 def webcam_look(img: np.ndarray, rnd: random.Random) -> np.ndarray:
     """A cheap webcam's picture: hazy and washed out, a colour cast, soft, grainy (the real
     webcam frames of set-b look like this; scenes.py's photometry is milder)."""
@@ -132,10 +165,11 @@ def _covered(a, b) -> float:
     return _intersection(a, b) / area if area > 0 else 1.0
 
 
-def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3
-                ) -> Iterator[tuple[str, np.ndarray]]:
+def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3,
+                corners: float = 0.5) -> Iterator[tuple[str, np.ndarray]]:
     """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
-    close-up cut off by the picture's edge), plus background crops."""
+    close-up cut off by the picture's edge, or the square around one corner index of a card
+    lying square to the picture), plus background crops."""
     for img_path in sorted(images.glob("*.jpg")):
         img = cv2.imread(str(img_path))
         if img is None:
@@ -150,6 +184,10 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
             yield symbol_of(CARD_NAMES[c]), crop_square(img, box, _jitter_margin(rnd))
             if rnd.random() < close_ups:
                 yield symbol_of(CARD_NAMES[c]), crop_square(img, _close_up(box, rnd), 0.0)
+            if rnd.random() < corners and _upright(box):
+                corner = _index_corner(box, rnd)
+                if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
+                    yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
         if rnd.random() < negatives:
             for _ in range(10):
                 bw, bh = rnd.uniform(0.15, 0.6) * w, rnd.uniform(0.15, 0.6) * h

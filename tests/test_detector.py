@@ -163,3 +163,38 @@ def test_shipped_model_reads_a_fixed_sample_of_real_photos(shipped, shared_dir, 
     assert report.total == len(pairs) == 108
     assert report.accuracy >= REAL_FLOOR[photo_set_name], format_report(report, photo_set_name)
     assert report.colour_errors <= 3, format_report(report, photo_set_name)  # the pixel check
+
+
+class _ReaderByBrightness:
+    """A stand-in reader: a bright crop (a corner index painted white) reads surely as
+    `corner`, anything else reads as `whole`. Counts the crops it was shown."""
+
+    def __init__(self, whole: tuple[str, float], corner: tuple[str, float]) -> None:
+        self.whole, self.corner, self.seen = whole, corner, 0
+
+    def read(self, crops):
+        self.seen += len(crops)
+        return [self.corner if c.mean() > 180 else self.whole for c in crops]
+
+
+def _corner_frame():
+    frame = np.full((300, 200, 3), 90, np.uint8)
+    box = (50.0, 50.0, 150.0, 250.0)
+    frame[50:95, 50:95] = 250  # the top-left corner square (0.45 of the box's width)
+    return frame, box
+
+
+@pytest.mark.parametrize("whole, corner, trust, expected, looks", [
+    (("1", 0.5), ("7", 0.95), 1.0, ("7", 0.5), 5),   # weak whole read: the sure corner names it
+    (("1", 0.7), ("7", 0.95), 1.0, ("1", 0.7), 1),   # a good whole read: corners never read
+    (("1", 0.7), ("7", 0.95), 0.5, ("7", 0.7), 5),   # the same read in a barely-seen box is weak
+    (("1", 0.5), ("7", 0.85), 1.0, ("1", 0.5), 5),   # the corner is not sure enough to win
+    (("1", 0.5), ("wild_draw_four", 0.99), 1.0, ("1", 0.5), 5),  # a corner never names a wild
+    (("none", 0.5), ("7", 0.99), 1.0, ("none", 0.5), 1),  # no card seen: corners not asked
+])
+def test_a_weak_read_is_settled_by_a_sure_corner_index(whole, corner, trust, expected, looks):
+    frame, box = _corner_frame()
+    detector = object.__new__(YoloDetector)  # just the reading step: no model needed
+    detector.reader = _ReaderByBrightness(whole, corner)
+    assert detector._read(frame, [box], [trust]) == [expected]
+    assert detector.reader.seen == looks
