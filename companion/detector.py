@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
+import cv2
 import numpy as np
 
 from companion.cardcrops import NONE, corner_squares, crop_square
@@ -83,6 +84,17 @@ def calm_onnx_session(path: Path) -> Any:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.intra_op_num_threads = os.cpu_count() or 1
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def vivid(frame: np.ndarray) -> np.ndarray:
+    """The frame with its local contrast stretched (CLAHE on lightness) and its colour
+    doubled: a cheap webcam's hazy picture, where the detector sees no card at all, shows
+    it again (the reader and the colour check still look at the frame as it was)."""
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    lab[:, :, 0] = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(lab[:, :, 0])
+    hsv = cv2.cvtColor(cv2.cvtColor(lab, cv2.COLOR_LAB2BGR), cv2.COLOR_BGR2HSV)
+    hsv[:, :, 1] = np.clip(hsv[:, :, 1].astype(np.float32) * 1.8, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
 def pixel_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> tuple[str | None, float]:
@@ -196,16 +208,22 @@ class YoloDetector:
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
 
-    def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
+    def _find(self, frame: np.ndarray) -> list[tuple[tuple[float, float, float, float], str | None, float]]:
+        """The detector's boxes: (box, its class name, its confidence)."""
         results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.box_conf, iou=self.iou,
                                           agnostic_nms=True, max_det=self.max_reads, verbose=False, device="cpu")
         boxes: Any = results[0].boxes
+        if boxes is None or not len(boxes):
+            return []
+        return [((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c))
+                for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
+                                                   boxes.cls.cpu().numpy().astype(int))]
+
+    def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]
-        candidates: list[tuple[tuple[float, float, float, float], str | None, float]] = []
-        if boxes is not None and len(boxes):
-            for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
-                                               boxes.cls.cpu().numpy().astype(int)):
-                candidates.append(((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c)))
+        candidates = self._find(frame)
+        if not candidates:  # a hazy, washed-out webcam picture: look again with its contrast and colour brought up
+            candidates = self._find(vivid(frame))
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.

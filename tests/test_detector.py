@@ -135,6 +135,36 @@ def test_a_card_filling_the_picture_is_read_whole_when_no_box_is_found(shipped, 
 
 
 @shipped_only
+def test_a_hazy_picture_is_looked_at_again_with_contrast_and_colour_brought_up(shipped, monkeypatch):
+    if shipped.reader is None:
+        pytest.skip("no reader shipped")
+    table, (x1, y1, x2, y2) = _card_on_table("blue_4", "modern")
+    hazy = (table.astype(np.float32) * 0.4 + 150).astype(np.uint8)  # a cheap webcam's washed-out picture
+    looks, first_look = [], shipped._find
+
+    def find(frame):
+        looks.append(frame)
+        return [] if len(looks) == 1 else first_look(frame)  # the first look finds nothing
+
+    monkeypatch.setattr(shipped, "_find", find)
+    found = shipped.detect(hazy)
+    assert len(looks) == 2
+    saturation = [cv2.cvtColor(f, cv2.COLOR_BGR2HSV)[:, :, 1].mean() for f in looks]
+    assert looks[1].std() > looks[0].std() and saturation[1] > 1.5 * saturation[0]
+    assert found and found[0].card == "blue_4"
+    bx1, by1, bx2, by2 = found[0].box
+    assert abs((bx1 + bx2) / 2 - (x1 + x2) / 2) < 20 and abs((by1 + by2) / 2 - (y1 + y2) / 2) < 20
+
+
+@shipped_only
+def test_a_clear_picture_is_looked_at_once(shipped, monkeypatch):
+    table, _ = _card_on_table("red_7", "classic")
+    looks, first_look = [], shipped._find
+    monkeypatch.setattr(shipped, "_find", lambda frame: looks.append(frame) or first_look(frame))
+    assert shipped.detect(table)[0].card == "red_7" and len(looks) == 1
+
+
+@shipped_only
 def test_shipped_model_knows_every_card_name(shipped):
     assert set(shipped.names) <= set(CARD_NAMES) and len(shipped.names) >= 54
 
