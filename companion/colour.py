@@ -81,9 +81,10 @@ def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
     # coloured pixel follows the picture's own saturation (down to a floor).
     lo = min(0.32, max(0.14, float(np.percentile(sat, 95)) * 0.4))
     strength = np.clip((sat - lo) / 0.25, 0, 1) * np.clip((val - 0.18) / 0.2, 0, 1)
-    # Skin (fingers and faces around a held card) is an orange-red of middling saturation;
-    # printed red is far more saturated, so such pixels barely vote.
-    skin = (hue >= 4) & (hue < 22) & (sat < 0.62)
+    # Skin (fingers and faces around a held card) is an orange-red of middling saturation,
+    # or a pink-red of lower saturation; printed red is far more saturated (at least 0.52
+    # even in set-b's hazy webcam frames), so such pixels barely vote.
+    skin = ((hue >= 4) & (hue < 22) & (sat < 0.62)) | (((hue < 4) | (hue >= 170)) & (sat < 0.45))
     strength = np.where(skin, strength * 0.15, strength)
     weights = centre * strength
     total_centre = float(centre.sum()) or 1.0
