@@ -197,10 +197,9 @@ def test_crop_dataset_turns_cards_by_quarter_turns_never_mirrors(tmp_path):
             h, w = c.shape[:2]
             red = (c[:, :, 2] > 150) & (c[:, :, 1] < 90)
             if not red.any() or min((c.min(axis=2) > 200).mean(), (c.max(axis=2) < 60).mean()) < 0.2:
-                continue  # a close-up that cut off most of one half: orientation unreadable
+                continue  # a close-up or corner crop without the red edge or one half: orientation unreadable
             bright = max(("top", c[: h // 3].mean()), ("bottom", c[-h // 3:].mean()),
                          ("left", c[:, : w // 3].mean()), ("right", c[:, -w // 3:].mean()), key=lambda kv: kv[1])[0]
-            red = (c[:, :, 2] > 150) & (c[:, :, 1] < 90)
             cols = np.nonzero(red.any(axis=0))[0]
             rows = np.nonzero(red.any(axis=1))[0]
             side = ("left" if cols.mean() < w / 2 else "right") if np.ptp(rows) > np.ptp(cols) else \
