@@ -25,7 +25,10 @@ _HUE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
 _MAX_SIDE = 96  # colour needs no detail; a small copy keeps this about a millisecond
 _MIN_COVERAGE = 0.04  # centre-weighted share of coloured pixels below which nothing is said
 _MIN_SHARE = 0.55  # the dominant colour's share among coloured pixels needed to name it
-_MAX_CAST = 1.45  # brightest pixels tinted more than this are card colour, not white light
+# Brightest pixels tinted more than this are card colour, not white light. A hazy webcam's
+# cyan cast on the white disc reaches about 1.5 (set-b close-ups), and a card body pale
+# enough to stay under 1.55 is too washed out to vote anyway.
+_MAX_CAST = 1.55
 
 
 def _as_bgr(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

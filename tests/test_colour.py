@@ -77,3 +77,16 @@ def test_colour_of_a_card_half_under_a_pink_hand(colour):
     # Fingers are a pink-red of middling saturation; even washed out, printed red is more
     # saturated, so the hand must not make every held card red.
     assert card_colour(_held(colour))[0] == colour
+
+
+@pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue"])
+@pytest.mark.parametrize("cast", [(1.0, 1.07, 0.7), (0.95, 1.0, 0.66)])
+def test_colour_of_a_hazy_close_up_under_a_cyan_webcam_cast(colour, cast):
+    # A card held close to a webcam fills the frame: mostly dull body, part of the disc, and
+    # the disc is tinted cyan (about 1.5 between its brightest and dimmest channel). Unless
+    # that tint is taken out, the disc votes green and a red or yellow card reads green.
+    face = render_card(f"{colour}_3", "modern", 300)[:, :, :3].astype(np.float32)
+    h, w = face.shape[:2]
+    close_up = face[int(h * 0.3):, int(w * 0.25):]
+    hazy = np.clip((close_up * 0.35 + 40) * np.array(cast, np.float32), 0, 255).astype(np.uint8)
+    assert card_colour(hazy)[0] == colour
