@@ -58,9 +58,9 @@ def _white_balance(img: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.clip(img.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
 
-def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
-    """Each colour's share among the crop's coloured pixels, and the coloured coverage
-    (both centre-weighted; shares sum to 1, or are all 0 when nothing is coloured)."""
+def _votes(bgr_crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The crop (shrunk) as hue, each pixel's strength as a vote for a printed colour
+    (0..1: saturated, not dark, not skin-like) and the mask of its card pixels."""
     img, alpha = _as_bgr(bgr_crop)
     h, w = img.shape[:2]
     scale = _MAX_SIDE / max(h, w)
@@ -76,10 +76,6 @@ def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
     hue = hsv[:, :, 0].astype(np.int16)
     sat = hsv[:, :, 1].astype(np.float32) / 255
     val = hsv[:, :, 2].astype(np.float32) / 255
-    ys = (np.arange(h, dtype=np.float32) - (h - 1) / 2) / max(h, 1)
-    xs = (np.arange(w, dtype=np.float32) - (w - 1) / 2) / max(w, 1)
-    centre = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * 0.3**2))
-    centre *= mask
     # A washed-out webcam frame leaves the card's colour barely saturated: the bar for a
     # coloured pixel follows the picture's own saturation (down to a floor).
     lo = min(0.32, max(0.14, float(np.percentile(sat, 95)) * 0.4))
@@ -89,6 +85,18 @@ def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
     # even in set-b's hazy webcam frames), so such pixels barely vote.
     skin = ((hue >= 4) & (hue < 22) & (sat < 0.62)) | (((hue < 4) | (hue >= 170)) & (sat < 0.45))
     strength = np.where(skin, strength * 0.15, strength)
+    return hue, strength * mask, mask
+
+
+def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
+    """Each colour's share among the crop's coloured pixels, and the coloured coverage
+    (both centre-weighted; shares sum to 1, or are all 0 when nothing is coloured)."""
+    hue, strength, mask = _votes(bgr_crop)
+    h, w = hue.shape
+    ys = (np.arange(h, dtype=np.float32) - (h - 1) / 2) / max(h, 1)
+    xs = (np.arange(w, dtype=np.float32) - (w - 1) / 2) / max(w, 1)
+    centre = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * 0.3**2))
+    centre *= mask
     weights = centre * strength
     total_centre = float(centre.sum()) or 1.0
     coverage = float(weights.sum()) / total_centre
@@ -101,6 +109,14 @@ def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
     total = sum(sums.values())
     shares = {c: (s / total if total > 0 else 0.0) for c, s in sums.items()}
     return shares, coverage
+
+
+def printed_colour(bgr_crop: np.ndarray) -> float:
+    """The share of the crop (anywhere in it, not centre-weighted) that is printed colour.
+    Every wild carries some (the four-colour oval, the coloured little cards, the
+    customizable card's corner badges); a black phone or headphones carry none."""
+    _, strength, mask = _votes(bgr_crop)
+    return float(strength.sum()) / max(1.0, float(mask.sum()))
 
 
 def card_colour(bgr_crop: np.ndarray) -> tuple[str | None, float]:

@@ -97,16 +97,37 @@ def vivid(frame: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
 
 
+def _box_pixels(frame: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """The box's pixels clipped to the frame, or None for a box too small to judge colour."""
+    h, w = frame.shape[:2]
+    x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
+    if x2 - x1 < 8 or y2 - y1 < 8:
+        return None
+    return frame[y1:y2, x1:x2]
+
+
 def pixel_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> tuple[str | None, float]:
     """`colour.card_colour` of the box's pixels (clipped to the frame); (None, 0.0) for a box
     too small to tell."""
     from companion.colour import card_colour
 
-    h, w = frame.shape[:2]
-    x1, y1, x2, y2 = (int(max(0, box[0])), int(max(0, box[1])), int(min(w, box[2])), int(min(h, box[3])))
-    if x2 - x1 < 8 or y2 - y1 < 8:
-        return None, 0.0
-    return card_colour(frame[y1:y2, x1:x2])
+    pixels = _box_pixels(frame, box)
+    return (None, 0.0) if pixels is None else card_colour(pixels)
+
+
+# A wild read in a box with less printed colour than this is something black that is not a
+# card (headphones, a phone). Measured: wilds read right in the real photos hold at least
+# 0.034, the rendered customizable wild (colour only in its corner badges) 0.016, and the
+# headphones that read as a wild draw four in set-b 0.001.
+_WILD_MIN_PRINTED_COLOUR = 0.005
+
+
+def looks_like_a_wild(frame: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+    """Whether the box holds the printed colour every wild card carries somewhere."""
+    from companion.colour import printed_colour
+
+    pixels = _box_pixels(frame, box)
+    return pixels is not None and printed_colour(pixels) >= _WILD_MIN_PRINTED_COLOUR
 
 
 def recolour(name: str, pixel_colour: str | None) -> str:
@@ -267,10 +288,11 @@ class YoloDetector:
 
     def _colour_symbol(self, frame: np.ndarray, box: tuple[float, float, float, float], symbol: str,
                        det_name: str | None) -> str | None:
-        """The card name for a read symbol: wilds as they are, a coloured symbol with the
-        pixels' colour (the detector's colour when the pixels cannot tell)."""
+        """The card name for a read symbol: a wild as it is (None if the box holds no printed
+        colour at all), a coloured symbol with the pixels' colour (the detector's colour when
+        the pixels cannot tell)."""
         if symbol in CARD_NAMES:
-            return symbol
+            return symbol if looks_like_a_wild(frame, box) else None
         colour = pixel_colour(frame, box)[0]
         if colour is None and det_name is not None:
             colour = parse_card(det_name).color
@@ -299,5 +321,5 @@ class FakeDetector:
         return sorted(found, key=lambda d: d.confidence, reverse=True)
 
 
-__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
+__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour", "looks_like_a_wild",
            "calm_onnx_session", "COLORS"]

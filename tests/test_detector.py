@@ -228,3 +228,35 @@ def test_a_weak_read_is_settled_by_a_sure_corner_index(whole, corner, trust, exp
     detector.reader = _ReaderByBrightness(whole, corner)
     assert detector._read(frame, [box], [trust]) == [expected]
     assert detector.reader.seen == looks
+
+
+class _SureReader:
+    """A stand-in reader that reads every crop surely as the same symbol."""
+
+    def __init__(self, symbol: str) -> None:
+        self.symbol = symbol
+
+    def read(self, crops):
+        return [(self.symbol, 0.99) for _ in crops]
+
+
+def _reading_detector(symbol: str, box) -> YoloDetector:
+    detector = object.__new__(YoloDetector)  # the reading steps only: no model needed
+    detector.reader, detector.corner_margin, detector.conf = _SureReader(symbol), 0.4, 0.1
+    detector._find = lambda frame: [(box, None, 0.9)]
+    return detector
+
+
+@pytest.mark.parametrize("name", ["wild", "wild_draw_four", "wild_shuffle_hands", "wild_swap_hands",
+                                  "wild_customizable"])
+@pytest.mark.parametrize("design", ["classic", "modern"])
+def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
+    table, box = _card_on_table(name, design)
+    hazy = (table.astype(np.float32) * 0.5 + 60).astype(np.uint8)
+    assert [d.card for d in _reading_detector(name, box)._detect_and_read(hazy)] == [name]
+    # Black headphones against a pale wall read as a wild draw four in a webcam frame: they
+    # have the wild's black but none of the colour every wild carries, so they are no card.
+    wall = np.full((480, 640, 3), (200, 215, 205), np.uint8)
+    cv2.ellipse(wall, (320, 240), (90, 130), 0, 0, 360, (30, 32, 35), -1)
+    cv2.ellipse(wall, (320, 240), (50, 90), 0, 0, 360, (60, 62, 66), -1)
+    assert _reading_detector(name, (200.0, 90.0, 440.0, 390.0))._detect_and_read(wall) == []
