@@ -169,7 +169,6 @@ def _poly_mask(shape: tuple[int, int], quad: np.ndarray) -> np.ndarray:
 
 def _finger(scene: np.ndarray, rng: np.random.Generator, near: np.ndarray) -> np.ndarray:
     """A finger or thumb over a card's edge; returns its mask."""
-    h, w = scene.shape[:2]
     i = int(rng.integers(0, 4))
     p, q = near[i], near[(i + 1) % 4]
     t = rng.uniform(0.2, 0.8)
@@ -178,14 +177,35 @@ def _finger(scene: np.ndarray, rng: np.random.Generator, near: np.ndarray) -> np
     length = float(np.linalg.norm(edge)) or 1.0
     ang = math.degrees(math.atan2(edge[1], edge[0])) + 90 + rng.uniform(-30, 30)
     axes = (int(length * rng.uniform(0.25, 0.6)), int(length * rng.uniform(0.08, 0.16)))
+    return _skin_ellipse(scene, rng, c, axes, ang)
+
+
+def _skin_ellipse(scene: np.ndarray, rng: np.random.Generator, c: np.ndarray,
+                  axes: tuple[int, int], ang: float) -> np.ndarray:
+    """Paint an unevenly lit skin-coloured ellipse over the scene; returns its mask."""
+    h, w = scene.shape[:2]
     mask = np.zeros((h, w), np.uint8)
     cv2.ellipse(mask, (int(c[0]), int(c[1])), axes, ang, 0, 360, 1, -1)
     skin = np.array(_skin(rng), np.float32)
-    shade = 0.8 + 0.25 * _noise(rng, h, w, 20)
+    shade = 0.78 + 0.28 * _noise(rng, h, w, 22)
     layer = np.clip(skin[None, None, :] * shade[..., None], 0, 255)
     sel = mask.astype(bool)
     scene[sel] = layer[sel].astype(np.uint8)
     return sel
+
+
+def _palm(scene: np.ndarray, rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
+    """The hand holding a card up to a webcam: a palm over one end of the card and beyond
+    it, as in frames where only the top half of the card shows. Returns its mask."""
+    i = int(rng.integers(0, 4))
+    p, q = quad[i], quad[(i + 1) % 4]
+    centre = quad.mean(axis=0)
+    edge_mid = (p + q) / 2
+    c = edge_mid + (edge_mid - centre) * rng.uniform(-0.1, 0.6)
+    length = float(np.linalg.norm(q - p)) or 1.0
+    ang = math.degrees(math.atan2(*(q - p)[::-1])) + rng.uniform(-20, 20)
+    axes = (int(length * rng.uniform(0.5, 0.9)), int(length * rng.uniform(0.3, 0.6)))
+    return _skin_ellipse(scene, rng, c, axes, ang)
 
 
 # ---------------------------------------------------------------- photometry
@@ -200,6 +220,11 @@ def _photometry(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.4:
         g = f.mean(axis=2, keepdims=True)
         f = f + (g - f) * rng.uniform(0.1, 0.45)
+    # Haze: a webcam's lifted blacks and low contrast, a pale veil over everything
+    if rng.random() < 0.25:
+        a = rng.uniform(0.15, 0.45)
+        veil = rng.uniform(150, 235) + rng.uniform(-20, 20, 3)
+        f = f * (1 - a) + veil.astype(np.float32)[None, None, :] * a
     # Uneven light / shadow
     if rng.random() < 0.6:
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -286,6 +311,8 @@ def make_scene(rng: np.random.Generator, bank: FaceBank) -> tuple[np.ndarray, li
         for _ in range(int(rng.integers(1 if big else 0, 3))):
             if rng.random() < (0.9 if big else 0.3):
                 occluders.append(_finger(scene, rng, p.quad))
+        if big and rng.random() < 0.35:
+            occluders.append(_palm(scene, rng, p.quad))
     elif kind == "pile":
         height = short * rng.uniform(0.3, 0.6)
         cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h

@@ -39,3 +39,23 @@ def test_scenes_dataset_writer(tmp_path):
     assert len(list((tmp_path / "labels" / "val").glob("*.txt"))) == 1
     text = yaml_path.read_text()
     assert "0: red_0" in text and f"{len(CARD_NAMES) - 1}: wild_customizable" in text
+
+
+def test_scenes_palm_holds_a_card_from_one_end():
+    # A card held up to a webcam: the hand covers one end of it and reaches beyond it, so
+    # sometimes only the other half of the card (with its corner index) is left to read.
+    from companion.scenes import _card_quad, _palm, _poly_mask
+
+    covered = []
+    for i in range(20):
+        rng = np.random.default_rng(i)
+        scene = np.full((400, 400, 3), 128, np.uint8)
+        quad = _card_quad(rng, 200, 200, 260, rng.normal(0, 0.3), 0.05)
+        card = _poly_mask((400, 400), quad)
+        palm = _palm(scene, rng, quad)
+        assert (palm & ~card).sum() > 0.3 * palm.sum()  # the hand goes on past the card
+        skin = scene[palm].astype(int)
+        assert (skin[:, 2] > skin[:, 0] + 10).mean() > 0.95  # painted in skin (redder than blue)
+        covered.append((palm & card).sum() / card.sum())
+    assert sum(c > 0 for c in covered) >= 18 and sum(c >= 0.4 for c in covered) >= 3
+    assert max(covered) < 0.9
