@@ -321,5 +321,5 @@ class FakeDetector:
         return sorted(found, key=lambda d: d.confidence, reverse=True)
 
 
-__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour", "looks_like_a_wild",
-           "calm_onnx_session", "COLORS"]
+__all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
+           "looks_like_a_wild", "calm_onnx_session", "COLORS"]

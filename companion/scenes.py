@@ -202,8 +202,9 @@ def _palm(scene: np.ndarray, rng: np.random.Generator, quad: np.ndarray) -> np.n
     centre = quad.mean(axis=0)
     edge_mid = (p + q) / 2
     c = edge_mid + (edge_mid - centre) * rng.uniform(-0.1, 0.6)
-    length = float(np.linalg.norm(q - p)) or 1.0
-    ang = math.degrees(math.atan2(*(q - p)[::-1])) + rng.uniform(-20, 20)
+    edge = q - p
+    length = float(np.linalg.norm(edge)) or 1.0
+    ang = math.degrees(math.atan2(edge[1], edge[0])) + rng.uniform(-20, 20)  # along the edge
     axes = (int(length * rng.uniform(0.5, 0.9)), int(length * rng.uniform(0.3, 0.6)))
     return _skin_ellipse(scene, rng, c, axes, ang)
 
