@@ -32,10 +32,16 @@ def default_reader_weights() -> Path | None:
 
 
 class CardReader:
-    """Names the symbol of the card in each crop: `read(crops) -> [(symbol, probability)]`."""
+    """Names the symbol of the card in each crop: `read(crops) -> [(symbol, probability)]`.
 
-    def __init__(self, weights: str | Path) -> None:
+    Each crop is read as it is and turned half a turn (`turns`, in quarter turns), and the
+    reads are averaged: the reader learned that a turned card is the same card, and two
+    views outvote one view's slip (measured on the real photos: 2.8x fewer misreads on the
+    classic set, a sixth fewer on the webcam set; see models/README.md)."""
+
+    def __init__(self, weights: str | Path, turns: Sequence[int] = (0, 2)) -> None:
         self.path = Path(weights)
+        self.turns = tuple(turns) or (0,)
         if not self.path.exists():
             raise CompanionError(f"card reader not found: {self.path}")
         self._session: Any = None
@@ -63,11 +69,13 @@ class CardReader:
         """For each BGR crop (already square, READER_SIZE), the best symbol and its probability."""
         if not crops:
             return []
+        views = [np.ascontiguousarray(np.rot90(c, k)) for k in self.turns for c in crops]
         if self._session is not None:
-            probs = self._run_onnx(crops)
+            probs = self._run_onnx(views)
         else:
-            results: Any = self._model.predict(list(crops), imgsz=READER_SIZE, verbose=False, device="cpu")
+            results: Any = self._model.predict(views, imgsz=READER_SIZE, verbose=False, device="cpu")
             probs = np.stack([r.probs.data.cpu().numpy() for r in results])
+        probs = probs.reshape(len(self.turns), len(crops), -1).mean(axis=0)
         best = probs.argmax(axis=1)
         return [(self.names[int(k)], float(p[k])) for k, p in zip(best, probs)]
 

@@ -248,3 +248,26 @@ def test_shipped_reader_names_rendered_cards_and_an_empty_table(reader):
     assert right >= 0.9 * len(truth), [(t, s) for (s, _), t in zip(reads, truth) if s != t]
     empty = crop_square(np.full((300, 240, 3), (60, 100, 150), np.uint8), (0, 0, 240, 300))
     assert reader.read([empty])[0][0] == NONE
+
+
+@reader_only
+def test_shipped_reader_reads_a_card_upside_down_as_it_reads_it_upright(reader):
+    """Cards are held and laid upside down all the time: the read must not depend on it
+    (each crop is read both ways up and the reads averaged), even on a small, washed-out
+    webcam crop where one view alone reads differently from the other."""
+    from companion.cardcrops import webcam_look
+    from companion.render import render_card
+
+    rng = random.Random(3)
+    names = ("blue_6", "green_9", "yellow_8", "wild_draw_four", "red_draw_two")
+    clear, blurred = [], []
+    for name in names:
+        face = cv2.cvtColor(render_card(name, "modern", 200, rng=rng), cv2.COLOR_BGRA2BGR)
+        clear.append(cv2.resize(face, (READER_SIZE, READER_SIZE)))
+        blurred.append(cv2.resize(webcam_look(cv2.resize(face, (40, 40)), rng), (READER_SIZE, READER_SIZE)))
+    for crops in (clear, blurred):
+        upright = reader.read(crops)
+        turned = reader.read([np.ascontiguousarray(np.rot90(c, 2)) for c in crops])
+        assert [s for s, _ in upright] == [s for s, _ in turned]
+        assert [p for _, p in upright] == pytest.approx([p for _, p in turned], abs=1e-4)
+    assert [s for s, _ in reader.read(clear)] == ["6", "9", "8", "wild_draw_four", "draw_two"]
