@@ -191,6 +191,26 @@ def _mini_card(draw, center, w, h, fill, outline, stroke, angle=0.0, skew: float
     draw.polygon(poly, fill=fill, outline=outline or fill, width=max(1, stroke))
 
 
+# The deeper end of each small card's shading on the 2018+ wild draw four (from photos).
+_WD4_SHADE: dict[str, tuple[int, int, int]] = {
+    "green": (10, 95, 60),
+    "blue": (20, 175, 205),
+    "red": (120, 15, 45),
+    "yellow": (240, 120, 25),
+}
+
+
+def _shaded_mini_card(img: Image.Image, center, w: float, h: float, ends, skew: float) -> None:
+    """A small card filled with a diagonal shade from ends[0] (top left) to ends[1]."""
+    mask = Image.new("L", img.size, 0)
+    _mini_card(ImageDraw.Draw(mask), center, w, h, 255, None, 0, 0.0, skew)
+    x0, y0 = center[0] - w / 2, center[1] - h / 2
+    yy, xx = np.mgrid[0:img.size[1], 0:img.size[0]].astype(np.float32)
+    t = np.clip(((xx - x0) / w + (yy - y0) / h) / 2, 0, 1)[..., None]
+    shade = np.asarray(ends[0], np.float32) * (1 - t) + np.asarray(ends[1], np.float32) * t
+    img.paste(Image.fromarray(shade.astype(np.uint8)), (0, 0), mask)
+
+
 def _draw_two_glyph(draw, c, r, fill, outline, stroke, upright: bool = False, angle: float = 0.0) -> None:
     if upright:
         # As printed: two tall slanted cards, the back one up and to the right.
@@ -317,11 +337,16 @@ def render_card(
     elif name == "wild_draw_four" and modern:
         # 2018+: four upright cards on the radial disc, in two staggered pairs rising to the
         # right (measured on set-b webcam frames): green low left ... yellow high right.
+        # Each small card is shaded from its colour to a deeper one (blue to cyan, yellow to
+        # orange): drawn flat, webcam frames of it were read as a draw two.
+        shaded = rng is None or rng.random() < 0.85
         for k, dx, dy in (("green", -0.23, 0.13), ("blue", -0.04, -0.15), ("red", 0.07, 0.03), ("yellow", 0.25, -0.22)):
             if rng is not None:
                 dx, dy = dx + rng.uniform(-0.02, 0.02), dy + rng.uniform(-0.02, 0.02)
-            _mini_card(draw, (c[0] + dx * W, c[1] + dy * W), W * 0.23, W * 0.35, _jitter(CARD_RGB[k], rng), WHITE,
-                       stroke * 2, 0.0, 0.12)
+            centre = (c[0] + dx * W, c[1] + dy * W)
+            _mini_card(draw, centre, W * 0.23 + stroke * 4, W * 0.35 + stroke * 4, WHITE, None, 0, 0.0, 0.12)
+            ends = (_jitter(CARD_RGB[k], rng), _jitter(_WD4_SHADE[k], rng)) if shaded else (_jitter(CARD_RGB[k], rng),) * 2
+            _shaded_mini_card(img, centre, W * 0.23, W * 0.35, ends, 0.12)
     elif name == "wild_draw_four":
         _wild_face(img, c, W * 0.36, H * 0.36, -32, rng, modern)
         draw = ImageDraw.Draw(img)

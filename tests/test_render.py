@@ -54,3 +54,16 @@ def test_modern_wild_draw_four_has_four_upright_cards_on_the_white_disc():
         r, g, b = face[cy + int(dy * w), cx + int(dx * w)]
         return max((("red", r - g), ("green", g - r), ("blue", b - r), ("yellow", min(r, g) - b)), key=lambda kv: kv[1])[0]
     assert [at(-0.23, 0.13), at(-0.06, -0.2), at(0.09, 0.05), at(0.25, -0.25)] == ["green", "blue", "red", "yellow"]
+
+
+def test_modern_wild_draw_four_cards_are_shaded_like_the_print():
+    # Printed, each small card deepens from one corner to the other (yellow to orange, blue
+    # to cyan); drawn flat, webcam frames of the real card were read as a draw two.
+    face = render_card("wild_draw_four", "modern", 300)[:, :, 2::-1].astype(int)  # RGB
+    h, w = face.shape[:2]
+    cx, cy = w // 2, h // 2
+    def rgb(dx: float, dy: float):
+        return face[cy + int(dy * w), cx + int(dx * w)]
+    top_left, bottom_right = rgb(0.25 - 0.07, -0.22 - 0.12), rgb(0.25 + 0.07, -0.22 + 0.12)
+    assert top_left[1] - bottom_right[1] > 40  # green falls: yellow turns orange
+    assert min(top_left[0], bottom_right[0]) > 200  # both ends stay warm
