@@ -124,6 +124,38 @@ def _index_corner(box: tuple[float, float, float, float], rnd: random.Random) ->
     return x1 + dx, y1 + dy, x2 + dx, y2 + dy
 
 
+def glyph_crops(count: int, rnd: random.Random) -> Iterator[tuple[str, np.ndarray]]:
+    """(symbol, crop) of a tight box around one corner index of a rendered card, as the
+    detector draws one on a card held so close to a webcam that it is not found whole (real
+    close-ups: the box holds the corner's 6, 8 or 9 and little else). Cut from rendered faces,
+    where the index's place is known, because a scene's box does not say how its card is
+    turned. The index's centre sits about 0.16 of the card's width in from both edges."""
+    from companion.render import DESIGNS, render_card
+
+    for _ in range(count):
+        name = rnd.choice(CARD_NAMES)
+        face = render_card(name, rnd.choice(DESIGNS), rnd.randint(220, 520), rng=rnd)
+        h, w = face.shape[:2]
+        pad = w // 4
+        canvas = np.empty((h + 2 * pad, w + 2 * pad, 3), np.uint8)
+        canvas[:] = [rnd.randint(0, 255) for _ in range(3)]
+        alpha = face[:, :, 3:4].astype(np.float32) / 255
+        region = canvas[pad:pad + h, pad:pad + w].astype(np.float32)
+        canvas[pad:pad + h, pad:pad + w] = (face[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+        cx, cy = 0.157 * w, 0.16 * w
+        if rnd.random() < 0.5:  # the bottom-right index, upside down
+            cx, cy = w - cx, h - cy
+        tall = w * rnd.uniform(0.13, 0.3)
+        wide = tall * rnd.uniform(0.7, 1.25)
+        cx += pad + rnd.uniform(-0.12, 0.12) * wide
+        cy += pad + rnd.uniform(-0.12, 0.12) * tall
+        box = (cx - wide / 2, cy - tall / 2, cx + wide / 2, cy + tall / 2)
+        crop = crop_square(canvas, box)
+        if rnd.random() < 0.4:  # a close-up is often out of focus
+            crop = cv2.GaussianBlur(crop, (0, 0), rnd.uniform(0.6, 2.0))
+        yield symbol_of(name), crop
+
+
 def webcam_look(img: np.ndarray, rnd: random.Random) -> np.ndarray:
     """A cheap webcam's picture: hazy and washed out, a colour cast, soft, grainy (the real
     webcam frames of set-b look like this; scenes.py's photometry is milder)."""
@@ -222,8 +254,10 @@ def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.nd
 
 
 def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
-                       progress: Callable[[int], None] | None = None, webcam_share: float = 0.35) -> Path:
-    """Write an ultralytics classification folder (train/<class>/, val/<class>/)."""
+                       progress: Callable[[int], None] | None = None, webcam_share: float = 0.35,
+                       glyphs: int = 3000) -> Path:
+    """Write an ultralytics classification folder (train/<class>/, val/<class>/), with
+    `glyphs` tight corner-index crops of rendered cards besides the scenes' crops."""
     out = Path(out)
     rnd = random.Random(seed)
     for split in ("train", "val"):
@@ -233,6 +267,8 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
                scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd)]
     if composites is not None and (composites / "images").is_dir():
         sources.append(composite_crops(composites, rnd))
+    if glyphs:
+        sources.append(glyph_crops(glyphs, rnd))
     n = 0
     for source in sources:
         for symbol, crop in source:

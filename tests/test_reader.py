@@ -8,7 +8,7 @@ import pytest
 
 from companion.cards import CARD_NAMES, parse_card
 from companion.cardcrops import (COMPOSITE_SYMBOLS, NONE, READER_SIZE, SYMBOL_CLASSES, composite_crops,
-                                 crop_square, scene_crops, write_crop_dataset)
+                                 crop_square, glyph_crops, scene_crops, write_crop_dataset)
 from companion.reader import CardReader, default_reader_weights
 
 
@@ -170,10 +170,31 @@ def test_write_crop_dataset_makes_a_classification_folder(tmp_path):
     scenes = tmp_path / "scenes"
     for split in ("train", "val"):
         _scene_folder(scenes, [f"{red_5} 0.5 0.5 0.2 0.3"], split)
-    out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0)
+    out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0, glyphs=0)
     assert sorted(p.name for p in (out / "train").iterdir()) == sorted(SYMBOL_CLASSES)
     # Each card once, plus sometimes a close-up of it; nothing else in this scene is a card.
     assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
+
+
+def test_glyph_crops_hold_a_corner_index_and_little_else(tmp_path):
+    # A close-up's box around the corner's 6 (real webcam frames): the crop is the white
+    # index on the card's colour, labelled with the card's symbol, and it lands in the
+    # written dataset beside the scenes' crops.
+    rnd = random.Random(5)
+    crops = list(glyph_crops(60, rnd))
+    assert {s for s, _ in crops} <= set(SYMBOL_CLASSES) - {NONE}
+    numbers = [c for s, c in crops if s.isdigit()]
+    assert len(numbers) >= 30
+    for crop in numbers:
+        assert crop.shape == (READER_SIZE, READER_SIZE, 3)
+        middle = crop[32:96, 32:96]
+        white = (middle.min(axis=2) > 170).mean()
+        assert 0.05 < white < 0.8  # the index's white strokes, on the body's colour
+    scenes = tmp_path / "scenes"
+    for split in ("train", "val"):
+        _scene_folder(scenes, [], split)
+    out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0, glyphs=40)
+    assert sum(1 for _ in (out / "train").rglob("*.jpg")) >= 40
 
 
 def test_crop_dataset_turns_cards_by_quarter_turns_never_mirrors(tmp_path):
@@ -191,7 +212,7 @@ def test_crop_dataset_turns_cards_by_quarter_turns_never_mirrors(tmp_path):
         cv2.imwrite(str(scenes / "images" / split / "s.jpg"), img)
     where = []
     for seed in range(12):
-        out = write_crop_dataset(tmp_path / f"crops{seed}", scenes, None, seed=seed, webcam_share=0.0)
+        out = write_crop_dataset(tmp_path / f"crops{seed}", scenes, None, seed=seed, webcam_share=0.0, glyphs=0)
         for f in (out / "train" / "5").glob("*.jpg"):
             c = cv2.imread(str(f)).astype(int)
             h, w = c.shape[:2]
