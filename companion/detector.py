@@ -138,6 +138,21 @@ def recolour(name: str, pixel_colour: str | None) -> str:
     return f"{pixel_colour}_{card.symbol}"
 
 
+def covered(box: tuple[float, float, float, float], others: list[tuple[float, float, float, float]],
+            steps: int = 16) -> float:
+    """The share of `box` lying under the union of `others` (sampled on a steps x steps grid)."""
+    if not others:
+        return 0.0
+    x1, y1, x2, y2 = box
+    xs = x1 + (np.arange(steps) + 0.5) * (x2 - x1) / steps
+    ys = y1 + (np.arange(steps) + 0.5) * (y2 - y1) / steps
+    gx, gy = np.meshgrid(xs, ys)
+    under = np.zeros(gx.shape, bool)
+    for ox1, oy1, ox2, oy2 in others:
+        under |= (gx >= ox1) & (gx <= ox2) & (gy >= oy1) & (gy <= oy2)
+    return float(under.mean())
+
+
 class YoloDetector:
     """The shipped card model: a YOLO detector finds the cards, and (when the reader is
     shipped, see reader.py) a second stage names each found card's symbol from its crop
@@ -153,6 +168,9 @@ class YoloDetector:
     # photos and cost set-a none; 0.3 cost set-a 3-9).
     corner_margin = 0.4
     max_reads = 10  # crops read per frame, best boxes first (a revealed hand is up to about ten)
+    # A box the finder barely saw that lies almost wholly over surer cards is the seam where
+    # two overlapping cards meet, not a third card (a revealed hand read a seam as a 7th card).
+    seam_conf, seam_cover = 0.1, 0.85
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
@@ -252,8 +270,12 @@ class YoloDetector:
         trusts = [0.5 + 0.5 * min(1.0, det_conf / 0.5) for _, _, det_conf in candidates]
         reads = self._read(frame, [box for box, _, _ in candidates], trusts)
         out: list[Detection] = []
-        for (box, det_name, _), trust, (symbol, p) in zip(candidates, trusts, reads):
+        sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
+        for (box, det_name, det_conf), trust, (symbol, p) in sorted(
+                zip(candidates, trusts, reads), key=lambda c: -c[0][2]):
             if symbol == NONE:
+                continue
+            if det_conf < self.seam_conf and covered(box, sure) >= self.seam_cover:
                 continue
             name = self._colour_symbol(frame, box, symbol, det_name)
             if name is None:
@@ -261,6 +283,8 @@ class YoloDetector:
             confidence = p * trust
             if confidence >= self.conf:
                 out.append(Detection(name, confidence, box))
+                if det_conf >= self.seam_conf:
+                    sure.append(box)
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
 

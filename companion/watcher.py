@@ -11,7 +11,8 @@ not the picture from before the top card (a take-back) calls the detector to nam
 
 So a second `red_5` on a `red_5` is a new `play`: its position and angle differ, and the
 change is judged on the picture, not on the name. A card on an empty pile is a `flip`.
-Cards laid in the reveal area become one `reveal` with every card name; the watcher cannot
+Cards laid in the reveal area become one `reveal` with every card name, once two readings
+of the still cards agree (a reveal is scored at once); the watcher cannot
 know whose hand it is, so the event has no `player` key and the run layer fills it in.
 Every event carries `t`, the time of the frame that confirmed it.
 """
@@ -48,6 +49,7 @@ class _ZoneState:
     visited: bool = False  # something moved over the zone since its last settled picture
     pile: list[_PileCard] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
+    reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
 
 
 class Watcher:
@@ -63,6 +65,7 @@ class Watcher:
         feature_level: float = 0.16,
         min_change: float = 0.012,
         max_attempts: int = 3,
+        max_reads: int = 4,
         absorb_s: float = 1.5,
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
@@ -79,6 +82,9 @@ class Watcher:
         self.feature_level = feature_level
         self.min_change = min_change  # share of the zone that must change to count as a card
         self.max_attempts = max_attempts
+        # a reveal is scored at once and has no undo by camera: it waits until two readings of
+        # the still cards agree (or, after this many readings, takes the latest)
+        self.max_reads = max_reads
         # outside the zones, a picture still for this long becomes background (a cup, a bumped
         # camera); an arm never does while it is part of a hand over a zone
         self.absorb_s = absorb_s
@@ -167,6 +173,7 @@ class Watcher:
             if np.count_nonzero(moving & zone.core) > max(4, self.motion_share * zone.area):
                 zone.still = 0
                 zone.visited = True
+                zone.reads = []
             else:
                 zone.still += 1
         settled = [z for z in self._zones.values() if z.still >= self.still_frames]
@@ -388,10 +395,12 @@ class Watcher:
         count, change = self._changed(feat, zone.ref, zone)
         if count < need or self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat
+            zone.reads = []
             return []
         if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
             zone.ref = feat  # the shown cards were gathered up
             zone.shown = []
+            zone.reads = []
             return []
         found = self._detect(frame, "reveal")
         if not found:
@@ -399,14 +408,27 @@ class Watcher:
             if zone.attempts >= self.max_attempts:
                 zone.ref = feat
                 zone.attempts = 0
+                zone.reads = []
                 if zone.empty is None:
                     zone.empty = feat
             return []
+        found = sorted(found, key=lambda d: (d.box[0] + d.box[2]) / 2)  # left to right, as laid
+        zone.reads.append([d.card for d in found])
+        cards = self._agreed(zone.reads)
+        if cards is None:
+            return []  # zone.ref kept: the next still frame reads the cards again
         zone.ref = feat
         zone.attempts = 0
-        found = sorted(found, key=lambda d: (d.box[0] + d.box[2]) / 2)  # left to right, as laid
-        cards = [d.card for d in found]
+        zone.reads = []
         if sorted(cards) == sorted(zone.shown):
             return []  # the same cards, straightened or nudged: already reported
         zone.shown = cards
         return [{"type": "reveal", "cards": cards, "t": round(t, 3)}]
+
+    def _agreed(self, reads: list[list[str]]) -> list[str] | None:
+        """The cards once two readings agree (the latest, in its left-to-right order); after
+        `max_reads` readings, no two alike, the latest: the cards have had longest to settle."""
+        key = sorted(reads[-1])
+        if sum(sorted(r) == key for r in reads) >= 2 or len(reads) >= self.max_reads:
+            return reads[-1]
+        return None

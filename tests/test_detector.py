@@ -260,3 +260,24 @@ def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
     cv2.ellipse(wall, (320, 240), (90, 130), 0, 0, 360, (30, 32, 35), -1)
     cv2.ellipse(wall, (320, 240), (50, 90), 0, 0, 360, (60, 62, 66), -1)
     assert _reading_detector(name, (200.0, 90.0, 440.0, 390.0))._detect_and_read(wall) == []
+
+
+@pytest.mark.parametrize("weak_box, found", [
+    ((80.0, 20.0, 150.0, 180.0), 2),   # over the seam of two surer cards: not a third card
+    ((300.0, 20.0, 380.0, 180.0), 3),  # on its own: a weak box is still read
+])
+def test_a_weak_box_over_the_seam_of_two_cards_is_not_a_third_card(weak_box, found):
+    # A revealed hand's cards overlap; the finder once saw a weak box where two met, the
+    # reader named it a 6, and the hand was scored with a card too many.
+    frame = np.full((200, 400, 3), (60, 110, 70), np.uint8)
+    frame[20:180, 20:120] = (40, 40, 200)   # a red card
+    frame[20:180, 110:210] = (200, 90, 30)  # a blue card lying over its edge
+    frame[20:180, 300:380] = (40, 40, 200)  # a red card apart
+    detector = _reading_detector("6", (0, 0, 0, 0))
+    detector.seam_conf, detector.seam_cover = 0.1, 0.85
+    boxes = [((20.0, 20.0, 120.0, 180.0), None, 0.7), ((110.0, 20.0, 210.0, 180.0), None, 0.6),
+             (weak_box, None, 0.05)]
+    detector._find = lambda frame: boxes
+    cards = detector.detect(frame)
+    assert len(cards) == found
+    assert sorted(c.card for c in cards)[:2] == ["blue_6", "red_6"]
