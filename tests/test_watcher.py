@@ -107,58 +107,54 @@ def test_watcher_reveal_names_every_card_once():
     assert "player" not in events[1]  # the run layer names the player from the referee's state
 
 
-def test_watcher_reveal_waits_for_two_readings_that_agree():
-    # A reveal is scored at once: a first reading with a card too many (a glint read as a
-    # card) must not become the reveal; the next still frames read the six cards again.
-    cards = ["red_2", "red_reverse", "blue_2", "red_6", "blue_draw_two", "wild"]
+def watch_a_reveal(cards: list[str], misread, **options) -> tuple[list[dict], list[float]]:
+    """Watch a flip and then a reveal of `cards`, with the reveal area's k-th reading (from 1)
+    passed through `misread(k, found)`; returns the events and the times of those readings."""
     steps = [flip("yellow_7", 0), Step("reveal", seat=2, cards=cards, lines=[{"type": "reveal", "player": "Cleo", "cards": cards}])]
     frames, truth = clip(steps, seed=7)
     truthful = TruthDetector(truth)
-    reveal_reads = []
+    reads: list[float] = []
 
     def script(frame):
         found = truthful.detect(frame)
         if len(found) > 1:  # the reveal area
-            reveal_reads.append(truthful.t)
-            if len(reveal_reads) == 1:
-                x1, y1, x2, y2 = found[0].box  # a revealed card's place, so in the reveal area
-                found = [*found, Detection("blue_6", 0.6, (x1 + 9, y1, x2 + 9, y2))]
+            reads.append(truthful.t)
+            found = misread(len(reads), found)
         return found
 
-    watcher = Watcher(FakeDetector(script=script), Zones.default())
+    watcher = Watcher(FakeDetector(script=script), Zones.default(), **options)
     events = []
     for k, frame in enumerate(frames):
         truthful.t = k / 10
         events += watcher.feed(frame, k / 10)
+    return events, reads
+
+
+def test_watcher_reveal_waits_for_two_readings_that_agree():
+    # A reveal is scored at once: a first reading with a card too many (a glint read as a
+    # card) must not become the reveal; the next still frames read the six cards again.
+    cards = ["red_2", "red_reverse", "blue_2", "red_6", "blue_draw_two", "wild"]
+
+    def misread(k, found):
+        if k > 1:
+            return found
+        x1, y1, x2, y2 = found[0].box  # a revealed card's place, so in the reveal area
+        return [*found, Detection("blue_6", 0.6, (x1 + 9, y1, x2 + 9, y2))]
+
+    events, reads = watch_a_reveal(cards, misread)
     assert [e["type"] for e in events] == ["flip", "reveal"]
     assert sorted(events[1]["cards"]) == sorted(cards)
-    assert events[1]["t"] == reveal_reads[2]  # the wrong reading, then two that agree
+    assert events[1]["t"] == reads[2]  # the wrong reading, then two that agree
 
 
 def test_watcher_reveal_gives_the_latest_reading_when_no_two_agree():
     cards = ["red_1", "wild", "green_skip", "blue_9"]
-    steps = [flip("yellow_7", 0), Step("reveal", seat=2, cards=cards, lines=[{"type": "reveal", "player": "Cleo", "cards": cards}])]
-    frames, truth = clip(steps, seed=7)
-    truthful = TruthDetector(truth)
-    reveal_reads = []
-
-    def script(frame):
-        found = truthful.detect(frame)
-        if len(found) > 1:
-            reveal_reads.append(truthful.t)
-            k = len(reveal_reads)
-            if k < 4:  # three readings, each missing a different card
-                found = [d for d in found if d.card != cards[k - 1]]
-        return found
-
-    watcher = Watcher(FakeDetector(script=script), Zones.default(), max_reads=4)
-    events = []
-    for k, frame in enumerate(frames):
-        truthful.t = k / 10
-        events += watcher.feed(frame, k / 10)
+    # three readings, each missing a different card, then a right one
+    events, reads = watch_a_reveal(cards, lambda k, found: [d for d in found if k > 3 or d.card != cards[k - 1]],
+                                   max_reads=4)
     assert [e["type"] for e in events] == ["flip", "reveal"]
     assert sorted(events[1]["cards"]) == sorted(cards)
-    assert events[1]["t"] == reveal_reads[3]
+    assert events[1]["t"] == reads[3]
 
 
 def test_watcher_ignores_a_bumped_pile_and_a_hand_at_the_draw_pile():
