@@ -271,6 +271,7 @@ class YoloDetector:
         reads = self._read(frame, [box for box, _, _ in candidates], trusts)
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
+        # surest boxes first, so each weak box is judged against every sure one
         for (box, det_name, det_conf), trust, (symbol, p) in sorted(
                 zip(candidates, trusts, reads), key=lambda c: -c[0][2]):
             if symbol == NONE:

@@ -273,8 +273,7 @@ def test_a_weak_box_over_the_seam_of_two_cards_is_not_a_third_card(weak_box, fou
     frame[20:180, 20:120] = (40, 40, 200)   # a red card
     frame[20:180, 110:210] = (200, 90, 30)  # a blue card lying over its edge
     frame[20:180, 300:380] = (40, 40, 200)  # a red card apart
-    detector = _reading_detector("6", (0, 0, 0, 0))
-    detector.seam_conf, detector.seam_cover = 0.1, 0.85
+    detector = _reading_detector("6", (0, 0, 0, 0))  # the shipped seam_conf and seam_cover
     boxes = [((20.0, 20.0, 120.0, 180.0), None, 0.7), ((110.0, 20.0, 210.0, 180.0), None, 0.6),
              (weak_box, None, 0.05)]
     detector._find = lambda frame: boxes
