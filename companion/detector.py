@@ -163,10 +163,7 @@ class YoloDetector:
 
     reads_crops = True  # the watcher hands it a zone's crop, not the whole table
     box_conf = 0.05  # with a reader, weak boxes are still worth a look: the reader decides
-    # How much surer a corner index's read must be than the whole card's to replace it.
-    # Chosen on the real photos (a first trial, stage-5 reader: 0.4-0.5 gained set-b 24-30
-    # photos and cost set-a none; 0.3 cost set-a 3-9).
-    corner_margin = 0.4
+    corner_turns = (0, 2)  # each corner square read as it is and turned half a turn
     max_reads = 10  # crops read per frame, best boxes first (a revealed hand is up to about ten)
     # A box the finder barely saw that lies almost wholly over surer cards is the seam where
     # two overlapping cards meet, not a third card (a revealed hand read a seam as a 7th card).
@@ -268,7 +265,7 @@ class YoloDetector:
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.
         trusts = [0.5 + 0.5 * min(1.0, det_conf / 0.5) for _, _, det_conf in candidates]
-        reads = self._read(frame, [box for box, _, _ in candidates], trusts)
+        reads = self._read(frame, [box for box, _, _ in candidates])
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
         # surest boxes first, so each weak box is judged against every sure one
@@ -289,27 +286,31 @@ class YoloDetector:
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
 
-    def _read(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]],
-              trusts: list[float]) -> list[tuple[str, float]]:
-        """The reader's (symbol, probability) for each box. Where a card reads weakly (held so
-        close that its big glyph is cut off, or half under fingers, or barely a box at all),
-        the box's four corners are read too (a corner index is small but whole), and a
-        corner that reads far more surely than the card's discounted read names the card.
-        The probability stays the whole card's: a corner says which card, not that the box
-        is a card (a corner of clutter beside a real card must not outrank it)."""
+    def _read(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> list[tuple[str, float]]:
+        """The reader's (symbol, probability) for each box, from two witnesses: the whole card
+        and the surest of its four corner squares. A corner index is small but whole where a
+        thumb covers half the big glyph (an 8 whose lower loop is hidden reads as a 9) or the
+        picture cuts the card off; the whole card is sure where a corner is turned, blurred or
+        clutter. The symbol is the best of their mean. A corner counts only when it reads as a
+        number or an action ("none" is an empty corner; a wild's small corner oval is too like
+        a corner of clutter), and never against a card read as a wild (the wild draw four's
+        corner prints "+4", which reads as a 4). The probability stays the whole card's: a
+        corner says which card, not that the box is a card (a corner of clutter beside a card
+        must not outrank it)."""
         reader: Any = self.reader
-        reads = reader.read([crop_square(frame, box) for box in boxes])
-        weak = [i for i, (symbol, p) in enumerate(reads) if symbol != NONE and p * trusts[i] < 1.0 - self.corner_margin]
-        if weak:
-            corners = reader.read([crop_square(frame, corner, 0.0) for i in weak for corner in corner_squares(boxes[i])])
-            for k, i in enumerate(weak):
-                whole = reads[i][1]
-                bar = whole * trusts[i] + self.corner_margin
-                for symbol, p in corners[4 * k:4 * k + 4]:
-                    # Not a wild: a wild's small corner oval is too like a corner of clutter.
-                    if symbol != NONE and symbol not in CARD_NAMES and p > bar:
-                        reads[i], bar = (symbol, whole), p
-        return reads
+        names = list(reader.names)
+        whole = reader.probabilities([crop_square(frame, box) for box in boxes])
+        witness = np.array([n != NONE and n not in CARD_NAMES for n in names])  # a number or an action
+        cards = [i for i, p in enumerate(whole) if witness[int(p.argmax())]]  # no corners asked for "none" or a wild
+        corners = reader.probabilities([crop_square(frame, corner, 0.0) for i in cards for corner in corner_squares(boxes[i])],
+                                       turns=self.corner_turns)
+        fused = whole.copy()
+        for k, i in enumerate(cards):
+            reads = corners[4 * k:4 * k + 4]
+            sure = [c for c in reads if witness[int(c.argmax())]]
+            if sure:
+                fused[i] = (whole[i] + max(sure, key=lambda c: float(c.max()))) / 2
+        return [(names[int(f.argmax())], float(p.max())) for f, p in zip(fused, whole)]
 
     def _colour_symbol(self, frame: np.ndarray, box: tuple[float, float, float, float], symbol: str,
                        det_name: str | None) -> str | None:

@@ -67,17 +67,22 @@ class CardReader:
 
     def read(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """For each BGR crop (already square, READER_SIZE), the best symbol and its probability."""
-        if not crops:
-            return []
-        views = [np.ascontiguousarray(np.rot90(c, k)) for k in self.turns for c in crops]
+        probs = self.probabilities(crops)
+        return [(self.names[int(k)], float(p[k])) for k, p in zip(probs.argmax(axis=1), probs)]
+
+    def probabilities(self, crops: Sequence[np.ndarray], turns: Sequence[int] | None = None) -> np.ndarray:
+        """For each crop, the probability of each of `names` (one row per crop), the mean of
+        its views turned by `turns` (quarter turns; default `self.turns`)."""
+        turns = tuple(turns or self.turns)
+        if not len(crops):
+            return np.zeros((0, len(self.names)), np.float32)
+        views = [np.ascontiguousarray(np.rot90(c, k)) for k in turns for c in crops]
         if self._session is not None:
             probs = self._run_onnx(views)
         else:
             results: Any = self._model.predict(views, imgsz=READER_SIZE, verbose=False, device="cpu")
             probs = np.stack([r.probs.data.cpu().numpy() for r in results])
-        probs = probs.reshape(len(self.turns), len(crops), -1).mean(axis=0)
-        best = probs.argmax(axis=1)
-        return [(self.names[int(k)], float(p[k])) for k, p in zip(best, probs)]
+        return probs.reshape(len(turns), len(crops), -1).mean(axis=0)
 
     def _run_onnx(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         # ultralytics' classify input: RGB, 0..1, no mean/std normalisation.

@@ -310,7 +310,10 @@ def render_card(
     # Action glyphs fill most of the oval or disc (the real classic reverse arrows span about
     # two thirds of the card's width; smaller ones were read as a 4 on real photos).
     r = W * 0.34
-    if card.symbol == "1" and (rng is None or rng.random() < 0.7):
+    # Printed 1s (big and in the corners) have no base; fonts give it one, and a corner 1
+    # with a base was learned as a 1 where the real corner 1 read as a 7.
+    plain_one = card.symbol == "1" and (rng is None or rng.random() < 0.7)
+    if plain_one:
         _one_glyph(draw, c, big, glyph_fill, outline, stroke, shadow=shadow if modern else BLACK,
                    shadow_offset=shadow_off)
     elif card.number is not None:
@@ -378,7 +381,10 @@ def render_card(
     corner_centre = (border + W * 0.11, border + H * 0.075)
     layer = Image.new("RGBA", (W, H), (0, 0, 0, 0))
     ld = ImageDraw.Draw(layer)
-    if corner:
+    if plain_one:
+        _one_glyph(ld, corner_centre, small, WHITE, BLACK if not modern else None, max(1, stroke // 1) if not modern else 0,
+                   shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
+    elif corner:
         _text_centered(ld, corner_centre, corner, small, WHITE, BLACK if not modern else None,
                        max(1, stroke // 1) if not modern else 0,
                        shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008,

@@ -134,7 +134,10 @@ def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
 
     model = YOLO(str(weights))
     size = imgsz or int(model.ckpt.get("train_args", {}).get("imgsz", 256))
-    out = Path(model.export(format="onnx", imgsz=size, simplify=True, dynamic=False, opset=17, device="cpu"))
+    # The reader gets a batch axis: it reads every box's crop, corners and turns in one run
+    # (measured 1.2 ms a crop batched against 2.0 ms one at a time). The finder sees one frame.
+    dynamic = model.task == "classify"
+    out = Path(model.export(format="onnx", imgsz=size, simplify=True, dynamic=dynamic, opset=17, device="cpu"))
     return out
 
 

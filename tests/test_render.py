@@ -67,3 +67,21 @@ def test_modern_wild_draw_four_cards_are_shaded_like_the_print():
     top_left, bottom_right = rgb(0.25 - 0.07, -0.22 - 0.12), rgb(0.25 + 0.07, -0.22 + 0.12)
     assert top_left[1] - bottom_right[1] > 40  # green falls: yellow turns orange
     assert min(top_left[0], bottom_right[0]) > 200  # both ends stay warm
+
+
+def _corner_glyph_rows(face: np.ndarray) -> np.ndarray:
+    """Widths of the white corner index's rows, top-left corner of a rendered face."""
+    h, w = face.shape[:2]
+    corner = face[int(h * 0.04):int(h * 0.16), int(w * 0.07):int(w * 0.3), :3].astype(int)  # inside the white rim
+    white = (corner.min(axis=2) > 200).sum(axis=1)
+    return white[white > 0]
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_corner_one_has_no_base_like_the_printed_card(design):
+    # A font's 1 has a base as wide as its flag; the printed corner 1 is a flag and a stem
+    # (with a base, the reader learned corner 1s that real cards do not have, and read real
+    # ones as 7s).
+    one = _corner_glyph_rows(render_card("blue_1", design, 600))
+    assert len(one) > 20
+    assert one[-3:].mean() < 0.8 * one.max()  # the stem's foot is narrower than the flag
