@@ -1,5 +1,6 @@
 """The card reader (second stage): its training crops and the shipped reader."""
 import random
+import shutil
 from collections import Counter
 
 import cv2
@@ -292,3 +293,26 @@ def test_shipped_reader_reads_a_card_upside_down_as_it_reads_it_upright(reader):
         assert [s for s, _ in upright] == [s for s, _ in turned]
         assert [p for _, p in upright] == pytest.approx([p for _, p in turned], abs=1e-4)
     assert [s for s, _ in reader.read(clear)] == ["6", "9", "8", "wild_draw_four", "draw_two"]
+
+
+@reader_only
+def test_a_reader_exports_with_a_batch_axis_and_reads_the_same(reader, tmp_path):
+    """`train` exports the reader with a batch axis, so a frame's crops, corners and turns
+    run in one batch (the recognizer's speed depends on it); the export reads as the
+    weights do."""
+    import onnxruntime  # type: ignore[import-untyped]
+
+    from companion.render import render_card
+    from companion.train import export_onnx
+
+    weights = SHIPPED_READER.with_suffix(".pt")
+    if not weights.exists():
+        pytest.skip("no reader weights to export")
+    onnx = export_onnx(shutil.copy2(weights, tmp_path / "reader.pt"))
+    assert not isinstance(onnxruntime.InferenceSession(str(onnx)).get_inputs()[0].shape[0], int)
+    rng = random.Random(5)
+    crops = [cv2.resize(cv2.cvtColor(render_card(n, "classic", 200, rng=rng), cv2.COLOR_BGRA2BGR), (READER_SIZE,) * 2)
+             for n in ("red_1", "blue_7", "green_skip")]
+    exported = CardReader(onnx)
+    assert exported._batch is None
+    assert exported.probabilities(crops) == pytest.approx(CardReader(weights).probabilities(crops), abs=1e-3)
