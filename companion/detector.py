@@ -163,7 +163,9 @@ class YoloDetector:
 
     reads_crops = True  # the watcher hands it a zone's crop, not the whole table
     box_conf = 0.05  # with a reader, weak boxes are still worth a look: the reader decides
-    corner_turns = (0, 2)  # each corner square read as it is and turned half a turn
+    # Each corner square is read once, as it is: read both ways up too, the real photos read
+    # the same (1023 / 693 against 1024 / 692) at 44 ms a frame against 31 ms.
+    corner_turns = (0,)
     max_reads = 10  # crops read per frame, best boxes first (a revealed hand is up to about ten)
     # A box the finder barely saw that lies almost wholly over surer cards is the seam where
     # two overlapping cards meet, not a third card (a revealed hand read a seam as a 7th card).
