@@ -381,18 +381,19 @@ def render_card(
     corner_centre = (border + W * 0.11, border + H * 0.075)
     layer = Image.new("RGBA", (W, H), (0, 0, 0, 0))
     ld = ImageDraw.Draw(layer)
+    # White index glyphs: outlined in black on classic cards, shadowed on 2018+ ones.
+    index_outline = BLACK if not modern else None
+    index_stroke = max(1, stroke) if not modern else 0
+    index_shadow = dict(shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
     if plain_one:
-        _one_glyph(ld, corner_centre, small, WHITE, BLACK if not modern else None, max(1, stroke // 1) if not modern else 0,
-                   shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
+        _one_glyph(ld, corner_centre, small, WHITE, index_outline, index_stroke, **index_shadow)
     elif corner:
-        _text_centered(ld, corner_centre, corner, small, WHITE, BLACK if not modern else None,
-                       max(1, stroke // 1) if not modern else 0,
-                       shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008,
+        _text_centered(ld, corner_centre, corner, small, WHITE, index_outline, index_stroke, **index_shadow,
                        underline=corner in ("6", "9"), face=face)
     elif card.symbol == "skip":
-        _skip_glyph(ld, corner_centre, W * 0.065, WHITE, BLACK if not modern else None, max(1, stroke // 2))
+        _skip_glyph(ld, corner_centre, W * 0.065, WHITE, index_outline, max(1, stroke // 2))
     elif card.symbol == "reverse":
-        _reverse_glyph(ld, corner_centre, W * 0.07, WHITE, BLACK if not modern else None, max(1, stroke // 2))
+        _reverse_glyph(ld, corner_centre, W * 0.07, WHITE, index_outline, max(1, stroke // 2))
     elif card.is_wild:
         _wild_face(layer, corner_centre, W * 0.06, H * 0.045, -32, rng, modern)
     img.paste(layer, (0, 0), layer)

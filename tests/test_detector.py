@@ -216,10 +216,6 @@ class _ReaderByBrightness:
         self.seen += len(crops)
         return np.array([self._row(*(self.corner if c.mean() > 180 else self.whole)) for c in crops]).reshape(-1, len(self.names))
 
-    def read(self, crops):
-        probs = self.probabilities(crops)
-        return [(self.names[int(p.argmax())], float(p.max())) for p in probs]
-
 
 def _corner_frame():
     frame = np.full((300, 200, 3), 90, np.uint8)
