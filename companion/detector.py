@@ -14,7 +14,7 @@ from typing import Any, Callable, Protocol, Sequence
 import cv2
 import numpy as np
 
-from companion.cardcrops import NONE, corner_squares, crop_square
+from companion.cardcrops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError
 
@@ -166,6 +166,10 @@ class YoloDetector:
     # Each corner square is read once, as it is: read both ways up too, the real photos read
     # the same (1023 / 693 against 1024 / 692) at 44 ms a frame against 31 ms.
     corner_turns = (0,)
+    # A corner square smaller than half the reader's input is blown up more than twice and its
+    # small index is a blur: on the real photos such corners never named a card the whole crop
+    # missed and misread 7 of 115 (the demo's yellow 3, 50 px corners, read as a 1 at 0.99).
+    min_corner = READER_SIZE / 2
     max_reads = 10  # crops read per frame, best boxes first (a revealed hand is up to about ten)
     # A box the finder barely saw that lies almost wholly over surer cards is the seam where
     # two overlapping cards meet, not a third card (a revealed hand read a seam as a 7th card).
@@ -296,15 +300,18 @@ class YoloDetector:
         clutter. The symbol is the best of their mean. A corner counts only when it reads as a
         number or an action ("none" is an empty corner; a wild's small corner oval is too like
         a corner of clutter), and never against a card read as a wild (the wild draw four's
-        corner prints "+4", which reads as a 4). The probability stays the whole card's: a
+        corner prints "+4", which reads as a 4), and only when it is big enough to read
+        (`min_corner`). The probability stays the whole card's: a
         corner says which card, not that the box is a card (a corner of clutter beside a card
         must not outrank it)."""
         reader: Any = self.reader
         names = list(reader.names)
         whole = reader.probabilities([crop_square(frame, box) for box in boxes])
         witness = np.array([n != NONE and n not in CARD_NAMES for n in names])  # a number or an action
-        cards = [i for i, p in enumerate(whole) if witness[int(p.argmax())]]  # no corners asked for "none" or a wild
-        corners = reader.probabilities([crop_square(frame, corner, 0.0) for i in cards for corner in corner_squares(boxes[i])],
+        squares = [corner_squares(box) for box in boxes]
+        cards = [i for i, p in enumerate(whole)  # no corners asked for "none" or a wild, or too small to read
+                 if witness[int(p.argmax())] and squares[i][0][2] - squares[i][0][0] >= self.min_corner]
+        corners = reader.probabilities([crop_square(frame, corner, 0.0) for i in cards for corner in squares[i]],
                                        turns=self.corner_turns)
         fused = whole.copy()
         for k, i in enumerate(cards):

@@ -217,10 +217,12 @@ class _ReaderByBrightness:
         return np.array([self._row(*(self.corner if c.mean() > 180 else self.whole)) for c in crops]).reshape(-1, len(self.names))
 
 
-def _corner_frame():
-    frame = np.full((300, 200, 3), 90, np.uint8)
-    box = (50.0, 50.0, 150.0, 250.0)
-    frame[50:95, 50:95] = 250  # the top-left corner square (0.45 of the box's width)
+def _corner_frame(width: int = 160):
+    """A grey card `width` pixels wide whose top-left corner square (0.45 of its width) is white."""
+    frame = np.full((2 * width + 100, width + 100, 3), 90, np.uint8)
+    box = (50.0, 50.0, 50.0 + width, 50.0 + 2 * width)
+    side = int(0.45 * width)
+    frame[50:50 + side, 50:50 + side] = 250
     return frame, box
 
 
@@ -240,6 +242,17 @@ def test_the_whole_card_and_its_surest_corner_index_name_it_together(whole, corn
     symbol, p = detector._read(frame, [box])[0]
     assert (symbol, round(p, 6)) == expected
     assert detector.reader.seen == looks
+
+
+def test_a_corner_too_small_to_read_is_not_asked():
+    # The demo's yellow 3, 111 px wide, had a 50 px corner square: its index, blown up to the
+    # reader's input, read as a 1 at 0.99 and tied with the whole card's sure 3.
+    detector = object.__new__(YoloDetector)
+    for width, symbol, looks in [(110, "3", 1), (160, "1", 5)]:
+        detector.reader = _ReaderByBrightness(("3", 0.99), ("1", 0.995))
+        frame, box = _corner_frame(width)
+        assert detector._read(frame, [box])[0][0] == symbol
+        assert detector.reader.seen == looks
 
 
 class _SureReader(_ReaderByBrightness):
@@ -289,3 +302,20 @@ def test_a_weak_box_over_the_seam_of_two_cards_is_not_a_third_card(weak_box, fou
     cards = detector.detect(frame)
     assert len(cards) == found
     assert sorted(c.card for c in cards)[:2] == ["blue_6", "red_6"]
+
+
+@shipped_only
+@pytest.mark.slow
+def test_shipped_model_watching_the_demo_names_every_card_laid_and_revealed(repo_root, capsys):
+    # What a newcomer sees first: `uno-companion run` plays this video to the phones.
+    from companion.cli import main as cli
+    from companion.tablevideo import read_truth
+
+    demo = repo_root / "companion" / "data" / "demo"
+    assert cli(["watch", str(demo / "demo.mp4"), "--zones", str(demo / "zones.json"), "--json"]) == 0
+    seen = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    truth = read_truth(demo / "demo.jsonl")
+    laid = lambda log: [e["card"] for e in log if e["type"] in ("flip", "play")]  # noqa: E731
+    revealed = lambda log: [sorted(e["cards"]) for e in log if e["type"] == "reveal"]  # noqa: E731
+    assert laid(seen) == laid(truth)
+    assert revealed(seen) == revealed(truth) and len(revealed(truth)) == 2
