@@ -88,9 +88,10 @@ shipped_only = pytest.mark.skipif(not SHIPPED.exists(), reason=f"{SHIPPED.name} 
 # Floors sit below what the shipped model measured (models/README.md); raise them with it.
 # The shipped finder (stage 7) + reader (stage 13, read both ways up, with its corners)
 # measured: real samples set-a 106/108, set-b 108/108 (full sets 99.0% and 99.0%), colour
-# confusions 0 and 0.
+# confusions 0 and 0. set-a's floor is the issue's 97 % target (105/108), one photo under
+# what it measured, so a near-tie read by another onnxruntime build cannot fail it alone.
 RENDERED_FLOOR = 17 / 19
-REAL_FLOOR = {"set-a": 106 / 108, "set-b": 106 / 108}
+REAL_FLOOR = {"set-a": 105 / 108, "set-b": 106 / 108}
 
 
 @pytest.fixture(scope="module")
