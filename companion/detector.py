@@ -301,9 +301,8 @@ class YoloDetector:
         number or an action ("none" is an empty corner; a wild's small corner oval is too like
         a corner of clutter), and never against a card read as a wild (the wild draw four's
         corner prints "+4", which reads as a 4), and only when it is big enough to read
-        (`min_corner`). The probability stays the whole card's: a
-        corner says which card, not that the box is a card (a corner of clutter beside a card
-        must not outrank it)."""
+        (`min_corner`). The probability stays the whole card's: a corner says which card, not
+        that the box is a card (a corner of clutter beside a card must not outrank it)."""
         reader: Any = self.reader
         names = list(reader.names)
         whole = reader.probabilities([crop_square(frame, box) for box in boxes])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion.commands.recognize import recognize
-from companion.cardcrops import SYMBOL_CLASSES
+from companion.cardcrops import SYMBOL_CLASSES, corner_squares
 from companion.detector import Detection, FakeDetector, recolour
 from companion.evaluation import evaluate, format_report, photo_set
 
@@ -219,11 +219,12 @@ class _ReaderByBrightness:
 
 
 def _corner_frame(width: int = 160):
-    """A grey card `width` pixels wide whose top-left corner square (0.45 of its width) is white."""
+    """A grey card `width` pixels wide whose top-left corner square (where the reader looks
+    for its index) is white."""
     frame = np.full((2 * width + 100, width + 100, 3), 90, np.uint8)
     box = (50.0, 50.0, 50.0 + width, 50.0 + 2 * width)
-    side = int(0.45 * width)
-    frame[50:50 + side, 50:50 + side] = 250
+    x1, y1, x2, y2 = (int(v) for v in corner_squares(box)[0])
+    frame[y1:y2, x1:x2] = 250
     return frame, box
 
 
@@ -310,13 +311,12 @@ def test_a_weak_box_over_the_seam_of_two_cards_is_not_a_third_card(weak_box, fou
 def test_shipped_model_watching_the_demo_names_every_card_laid_and_revealed(repo_root, capsys):
     # What a newcomer sees first: `uno-companion run` plays this video to the phones.
     from companion.cli import main as cli
+    from companion.commands.bench_watch import score
     from companion.tablevideo import read_truth
 
     demo = repo_root / "companion" / "data" / "demo"
     assert cli(["watch", str(demo / "demo.mp4"), "--zones", str(demo / "zones.json"), "--json"]) == 0
     seen = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
-    truth = read_truth(demo / "demo.jsonl")
-    laid = lambda log: [e["card"] for e in log if e["type"] in ("flip", "play")]  # noqa: E731
-    revealed = lambda log: [sorted(e["cards"]) for e in log if e["type"] == "reveal"]  # noqa: E731
-    assert laid(seen) == laid(truth)
-    assert revealed(seen) == revealed(truth) and len(revealed(truth)) == 2
+    figures = score(read_truth(demo / "demo.jsonl"), seen)
+    assert figures["cards_laid"] >= 25 and figures["reveals"] == 2
+    assert (figures["phantom"], figures["missed"], figures["wrong_names"], figures["wrong_kind"]) == (0, 0, 0, 0)
