@@ -27,10 +27,26 @@ class Detection:
     card: str
     confidence: float
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+    # The likeliest card names with their probabilities, best first (at most three); the
+    # referee weighs them against the table (a legal card is likelier than an illegal one).
+    # Empty when the recognizer gives one name only: then `card` at `confidence` is all.
+    top: tuple[tuple[str, float], ...] = ()
+
+    def readings(self) -> tuple[tuple[str, float], ...]:
+        """`top`, or the one reading (card, confidence) when there is no `top`."""
+        return self.top or ((self.card, float(self.confidence)),)
+
+    def moved(self, dx: float, dy: float) -> "Detection":
+        """The same detection with its box shifted (a crop's box back in frame pixels)."""
+        x1, y1, x2, y2 = self.box
+        return Detection(self.card, self.confidence, (x1 + dx, y1 + dy, x2 + dx, y2 + dy), self.top)
 
     def to_dict(self) -> dict:
-        return {"card": self.card, "confidence": round(float(self.confidence), 4),
-                "box": [round(float(v), 1) for v in self.box]}
+        out = {"card": self.card, "confidence": round(float(self.confidence), 4),
+               "box": [round(float(v), 1) for v in self.box]}
+        if self.top:
+            out["top"] = [{"card": n, "probability": round(float(p), 4)} for n, p in self.top]
+        return out
 
 
 class Detector(Protocol):

@@ -282,8 +282,6 @@ class Watcher:
     def _detect_crop(self, frame: np.ndarray, zone_name: str) -> list:
         """Detect on the zone (plus a margin) only: a card is a small part of a table picture,
         and a model with a small input size reads it far better from the crop."""
-        from companion.detector import Detection
-
         h, w = frame.shape[:2]
         x1, y1, x2, y2 = self._full_zones.bbox(zone_name)
         mx, my = (x2 - x1) * 0.2, (y2 - y1) * 0.2
@@ -291,8 +289,7 @@ class Watcher:
         cx2, cy2 = int(min(w, x2 + mx)), int(min(h, y2 + my))
         if cx2 - cx1 < 16 or cy2 - cy1 < 16:
             return []
-        return [Detection(d.card, d.confidence, (d.box[0] + cx1, d.box[1] + cy1, d.box[2] + cx1, d.box[3] + cy1))
-                for d in self.detector.detect(frame[cy1:cy2, cx1:cx2])]
+        return [d.moved(cx1, cy1) for d in self.detector.detect(frame[cy1:cy2, cx1:cx2])]
 
     def _start(self, frame: np.ndarray, feat: np.ndarray) -> None:
         """First still picture: what is already on the table is not an event."""
