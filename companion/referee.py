@@ -27,7 +27,7 @@ from companion.errors import CompanionError
 from companion.store import EventStore, StoreError, new_game_id
 
 __all__ = ["Referee", "BadEventError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE",
-           "kind_of_lay", "line_of_lay", "weigh"]
+           "kind_of_lay", "lay_names", "line_of_lay", "weigh"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,11 @@ def weigh(table: Table, readings: Sequence[tuple[str, float]]) -> list[tuple[str
         return [(name, 0.0) for name, _ in readings]
     ranked = sorted(enumerate(weights), key=lambda item: (-item[1][1], item[0]))
     return [(name, w / total) for _, (name, w) in ranked]
+
+
+def lay_names(event: dict) -> set:
+    """Every name a camera event gives its card: its `card` and its readings in `top`."""
+    return {event.get("card")} | {pair[0] for pair in event.get("top") or () if pair}
 
 
 def line_of_lay(table: Table, event: dict) -> dict:
@@ -146,8 +151,9 @@ class Referee:
 
     def submit(self, event: dict | str, source: str = "") -> list[dict]:
         """Referee one table event; return the notices it produced (a `rejected` one if it
-        did not fit). Rejected events are stored too. Raises StoreError (and changes
-        nothing) if the event could not be saved, BadEventError if it is not JSON.
+        did not fit). Rejected events are stored too. A camera `lay` is stored as the flip or
+        play it is now (`line_of_lay`). Raises StoreError (and changes nothing) if the event
+        could not be saved, BadEventError if it is not JSON or a lay's readings are malformed.
         """
         if isinstance(event, str):
             # Raw text (a log line): an object is refereed as such; anything else is stored

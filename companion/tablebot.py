@@ -24,6 +24,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from companion.cards import COLORS, is_card_name, parse_card
+from companion.referee import lay_names
 
 log = logging.getLogger("companion.demo")
 
@@ -129,7 +130,7 @@ class TableBot:
         """The truth index of this camera event: the next one of its type and card, a few
         ahead. A `lay` is a flip or play of any of its readings (the referee picks which)."""
         kinds = ("flip", "play") if event.get("type") == "lay" else (event.get("type"),)
-        names = {event.get("card")} | {pair[0] for pair in event.get("top") or () if pair}
+        names = lay_names(event)
         for index in range(self._cursor, min(self._cursor + 12, len(self.truth))):
             line = self.truth[index]
             if line.get("type") in kinds and line.get("card") in names:

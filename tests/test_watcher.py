@@ -404,6 +404,61 @@ def test_bench_score_one_missed_card_does_not_make_its_neighbours_wrong():
     assert (result["phantom"], result["missed"], result["wrong_names"]) == (0, 1, 0)
 
 
+TRUE_HAND = [
+    {"type": "game", "players": ["Ann", "Bob", "Cleo"], "t": 0.0},
+    {"type": "deal", "dealer": "Ann", "t": 0.5},
+    {"type": "flip", "card": "red_1", "t_land": 1.0, "t": 1.5},
+    {"type": "play", "card": "red_2", "t_land": 3.0, "t": 3.4},  # Bob
+    {"type": "play", "card": "red_2", "t_land": 5.0, "t": 5.5},  # Cleo: the same card again
+    {"type": "play", "card": "blue_9", "t_land": 7.0, "t": 7.4},  # Ann: illegal
+    {"type": "take_back", "t_land": 8.0, "t": 8.2},
+    {"type": "play", "card": "red_7", "t_land": 9.0, "t": 9.3},  # Bob
+]
+
+
+def lays(*cards_and_times) -> list[dict]:
+    return [{"type": "lay", "card": c, "t": t, "top": [[c, 0.9]]} if c else {"type": "take_back", "t": t}
+            for c, t in cards_and_times]
+
+
+def test_bench_score_judges_a_lays_kind_as_the_referee_makes_it():
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"], result["wrong_kind"]) == (0, 0, 0, 0)
+
+
+def test_bench_score_a_card_invented_before_the_flip_makes_the_flip_a_play():
+    from companion.commands.bench_watch import score
+
+    events = lays(("green_4", 0.8), ("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4),
+                  ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_kind"]) == (1, 0, 1)
+
+
+def test_bench_score_a_missed_flip_makes_the_next_card_a_flip():
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_kind"]) == (0, 1, 1)
+
+
+def test_bench_score_names_a_card_as_the_referee_reads_it():
+    # Two close readings of Bob's card: the one that fits the red 1 is the referee's.
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    events[1]["card"], events[1]["top"] = "blue_2", [["blue_2", 0.5], ["red_2", 0.45]]
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"], result["wrong_kind"]) == (0, 0, 0, 0)
+    events[1]["top"] = [["blue_2", 0.9999], ["red_2", 0.0001]]  # a clear misreading stands
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"]) == (0, 0, 1)
+
+
 def test_watcher_gives_a_crop_reading_detector_the_zone_and_maps_boxes_back():
     from companion.detector import Detection
     from companion.watcher import Watcher

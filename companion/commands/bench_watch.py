@@ -40,11 +40,13 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
 
     An event matches a true one of the same kind (a lay, flip or play all count as a card
     laid) made between the card landing and 3 s after it came to rest, events naming the same
-    card first. Unmatched events are phantoms, unmatched truths are missed, a matched card or
+    card (in any of their readings) first. Unmatched events are phantoms, unmatched truths are missed, a matched card or
     reveal with other names is wrong. A lay's kind and name are the referee's call
     (`referee_lines`): a matched card is judged by the line the referee makes of it, its kind
     (flip or play) in `wrong_kind`.
     """
+    from companion.referee import lay_names
+
     wanted = [line for line in truth if line.get("type") in _TRUTH_KINDS]
     used = [False] * len(events)
     matches: dict[int, int] = {}
@@ -55,7 +57,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
         for k, ev in enumerate(events):
             if used[k] or _KIND.get(ev.get("type")) != _KIND[line["type"]] or not lo <= ev["t"] <= hi:
                 continue
-            if not same_name or ev.get("card") == line.get("card"):
+            if not same_name or line.get("card") in lay_names(ev):
                 return k
         return None
 
