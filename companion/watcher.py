@@ -405,7 +405,7 @@ class Watcher:
         if top.before is None or top.box is None:
             return False
         uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
-        if int(uncovered.sum()) < 4:
+        if int(uncovered.sum()) < 4:  # under a 2x2 patch of work pixels: noise, not a place
             return False  # the new card hides where the old one lay: nothing tells them apart
         gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
         still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())

@@ -27,13 +27,18 @@ def clip(steps: list[Step], seed: int = 1, **spec) -> tuple[list[np.ndarray], li
     return frames, video.truth
 
 
-def watch(frames: list[np.ndarray], truth: list[dict]) -> list[dict]:
-    detector = TruthDetector(truth)
+def watch(frames: list[np.ndarray], truth: list[dict], read=None, each=None) -> list[dict]:
+    """The events of a clip watched with a perfect recognizer from its truth; `read(found)`
+    may change what it found, `each(watcher, events)` runs after every frame."""
+    truthful = TruthDetector(truth)
+    detector = truthful if read is None else FakeDetector(script=lambda frame: read(truthful.detect(frame)))
     watcher = Watcher(detector, Zones.default())
-    events = []
+    events: list[dict] = []
     for k, frame in enumerate(frames):
-        detector.t = k / 10.0
+        truthful.t = k / 10.0
         events += watcher.feed(frame, k / 10.0)
+        if each is not None:
+            each(watcher, events)
     return events
 
 
@@ -86,17 +91,8 @@ def test_watcher_take_back_shows_the_previous_card_again():
 def test_watcher_lay_carries_the_recognizers_readings():
     # The referee weighs them against the table; the watcher only passes them on.
     frames, truth = clip([flip("red_3", 0), play("red_7", 1)], seed=9)
-    truthful = TruthDetector(truth)
-
-    def script(frame):
-        return [Detection(d.card, d.confidence, d.box, ((d.card, 0.61), ("red_1", 0.38)))
-                for d in truthful.detect(frame)]
-
-    watcher = Watcher(FakeDetector(script=script), Zones.default())
-    events = []
-    for k, frame in enumerate(frames):
-        truthful.t = k / 10
-        events += watcher.feed(frame, k / 10)
+    events = watch(frames, truth, read=lambda found: [
+        Detection(d.card, d.confidence, d.box, ((d.card, 0.61), ("red_1", 0.38))) for d in found])
     assert [(e["type"], e["card"], e["top"]) for e in events] == [
         ("lay", "red_3", [["red_3", 0.61], ["red_1", 0.38]]),
         ("lay", "red_7", [["red_7", 0.61], ["red_1", 0.38]]),
@@ -109,15 +105,13 @@ def test_watcher_take_back_seen_by_the_card_beneath_showing_again():
     # it lay is the take-back all the same, not that card laid a second time.
     steps = [flip("yellow_4", 0), play("blue_9", 1), Step("take_back", seat=1, lines=[{"type": "take_back"}]), play("yellow_8", 1)]
     frames, truth = clip(steps, seed=5)
-    detector = TruthDetector(truth)
-    watcher = Watcher(detector, Zones.default())
-    events: list[dict] = []
-    for k, frame in enumerate(frames):
-        detector.t = k / 10.0
-        events += watcher.feed(frame, k / 10.0)
+
+    def light_moves(watcher, events):
         pile = watcher._zones["discard"].pile
         if len(events) == 2 and pile[-1].before is not None:
             pile[-1].before = pile[-1].before + 10.0  # the picture from before blue_9 no longer fits
+
+    events = watch(frames, truth, each=light_moves)
     assert [(e["type"], e.get("card")) for e in events] == [
         ("lay", "yellow_4"), ("lay", "blue_9"), ("take_back", None), ("lay", "yellow_8")]
 
@@ -287,18 +281,8 @@ def test_watcher_without_a_name_makes_no_event():
 
 def test_watcher_calls_the_detector_only_on_settled_changes():
     frames, truth = clip([flip("red_3", 0), play("red_7", 1)], seed=9)
-    truthful = TruthDetector(truth)
     calls = []
-
-    def script(frame):
-        calls.append(1)
-        return truthful.detect(frame)
-
-    watcher = Watcher(FakeDetector(script=script), Zones.default())
-    events = []
-    for k, frame in enumerate(frames):
-        truthful.t = k / 10
-        events += watcher.feed(frame, k / 10)
+    events = watch(frames, truth, read=lambda found: calls.append(1) or found)
     assert [e["card"] for e in events] == ["red_3", "red_7"]
     assert len(calls) <= 6
 
