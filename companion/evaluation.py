@@ -128,7 +128,9 @@ def shift_names(spec: str) -> list[str]:
         return list(VARIANTS)
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        raise CompanionError(f"--shifts: unknown camera shift {unknown[0]!r}; known: {', '.join(VARIANTS)}")
+        # `--shifts` takes an optional value, so written before the folders it eats the first.
+        hint = " (a folder: put --shifts after the folders)" if Path(unknown[0]).is_dir() else ""
+        raise CompanionError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(VARIANTS)}")
     return names
 
 

@@ -194,6 +194,13 @@ def test_shifts_unknown_name_is_one_line_listing_the_known_ones_before_the_model
     assert hue_reader == []
 
 
+def test_shifts_before_the_folders_says_where_it_goes(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", "--shifts", str(root), str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "(a folder: put --shifts after the folders)" in err
+
+
 def test_limit_per_class_under_one_is_one_line(tmp_path, capsys, hue_reader):
     assert cli_main(["eval-photos", str(_hue_tree(tmp_path)), "--limit-per-class", "0"]) == 1
     err = capsys.readouterr().err
