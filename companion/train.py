@@ -10,7 +10,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from companion.detector import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
@@ -193,14 +193,19 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
     return out
 
 
+def _train_classifier(recipe: Any, make_data: Callable[[Any], Path], size: int, name: str, dest: Path,
+                      augment: dict) -> Path:
+    """Offline, write the recipe's data (once), train the classifier and export it."""
+    recipe.work = Path(recipe.work).resolve()
+    offline_ultralytics(recipe.work / "ultralytics-config")
+    return _fit(recipe, "classify", make_data(recipe), size, name, dest, augment)
+
+
 def train_reader(recipe: ReaderRecipe) -> Path:
     """Cut the crops, train the reader, copy its best weights to models/ and export ONNX."""
     from companion.cardcrops import READER_SIZE
 
-    recipe.work = Path(recipe.work).resolve()
-    offline_ultralytics(recipe.work / "ultralytics-config")
-    data = generate_reader(recipe)
-    return _fit(recipe, "classify", data, READER_SIZE, "uno-reader", READER_WEIGHTS, dict(
+    return _train_classifier(recipe, generate_reader, READER_SIZE, "uno-reader", READER_WEIGHTS, dict(
         # No flips (a mirrored 2 is no card); crops are already the card, so only mild
         # re-cropping; RandAugment brings rotation, shear and photometric changes.
         fliplr=0.0, flipud=0.0, scale=0.15, erasing=0.25, auto_augment="randaugment",
@@ -251,10 +256,7 @@ def train_colour(recipe: ColourRecipe) -> Path:
     """Draw the crops, train the colour reader, copy its best weights to models/ and export ONNX."""
     from companion.colourcrops import COLOUR_SIZE
 
-    recipe.work = Path(recipe.work).resolve()
-    offline_ultralytics(recipe.work / "ultralytics-config")
-    data = generate_colour(recipe)
-    return _fit(recipe, "classify", data, COLOUR_SIZE, "uno-colour", COLOUR_WEIGHTS, dict(
+    return _train_classifier(recipe, generate_colour, COLOUR_SIZE, "uno-colour", COLOUR_WEIGHTS, dict(
         # A colour is the same mirrored or turned. No colour jitter or RandAugment here: the
         # crops already went through random cameras, and a random hue turn would change the
         # very thing the labels name.
