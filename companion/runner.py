@@ -22,7 +22,8 @@ from companion.camera import Frame, FrameSource, ResilientSource, SourceStatus
 log = logging.getLogger("companion.run")
 
 # Camera events the watcher emits; everything else comes from phones, buttons or the bot.
-CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
+# A `lay` is no table-log line: the referee makes it a flip or a play (companion/referee.py).
+CAMERA_EVENTS = frozenset({"lay", "take_back", "reveal"})
 
 
 class Watcher(Protocol):
