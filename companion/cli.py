@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recognize": ("companion.commands.recognize", "name the cards in images"),
     "eval-photos": ("companion.commands.eval_photos", "accuracy on a folder-per-card photo set"),
     "bench-vision": ("companion.commands.bench_vision", "time the recognizer per frame"),
-    "watch": ("companion.commands.watch", "turn a camera or video into table events"),
+    "watch": ("companion.commands.watch", "turn a camera or video into camera events (cards laid, take-backs, reveals)"),
     "make-video": ("companion.commands.make_video", "generate a table video with its true events"),
     "bench-watch": ("companion.commands.bench_watch", "watcher accuracy and latency on generated videos"),
     "bench-web": ("companion.commands.bench_web", "phone page latency and page weight"),

@@ -149,6 +149,21 @@ class Table:
             return str(exc)
         return None
 
+    def fits(self, event: dict | str) -> bool:
+        """Whether `event` would be accepted and, if it is a play, be legal (no `illegal_play`
+        notice); changes nothing. The referee service weighs the camera's readings with it."""
+        if self.check(event) is not None:
+            return False
+        ev = self._parse(event)
+        if ev is None or ev.get("type") != "play":
+            return True
+        card = self._card(ev.get("card"))
+        _, accept, _, _, pending, _, actor = self._pre_turn(ev, card)
+        player = self._player(ev, required=False)
+        if player is not None and player != actor:
+            return True  # an accepted jump-in: the identical card, always legal
+        return (bool(pending) and not accept) or playable(card, self._top, self._color)
+
     @property
     def events(self) -> list:
         """Every line pushed, in order (index = a notice's `event`)."""
@@ -255,6 +270,34 @@ class Table:
                 "player": None if player is None else self._names[player], "message": message}
         self._notices.append(note)
         self._out.append(note)
+
+    def _readings(self, ev: dict) -> list[tuple[str, float]] | None:
+        """The optional `read` of a flip or play: the camera's readings, [[card, probability], ...]."""
+        read = ev.get("read")
+        if read is None:
+            return None
+        bad = _Reject("\"read\" must be a list of [card, probability] pairs")
+        if not isinstance(read, list) or not read:
+            raise bad
+        out = []
+        for pair in read:
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise bad
+            name, p = pair
+            if not isinstance(name, str) or name not in INFO:
+                raise _Reject(f"unknown card {name!r} in \"read\"")
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+                raise bad
+            out.append((name, float(p)))
+        return out
+
+    def _note_reading(self, read: list[tuple[str, float]] | None, card: str, player: int | None) -> None:
+        """Say that the referee named the card otherwise than the camera's likeliest reading."""
+        names = [name for name, _ in read or ()]
+        if card not in names or names[0] == card:
+            return  # nothing was chosen over the likeliest reading (or a host corrected it since)
+        said = " or ".join(f"{name} ({p:.2f})" for name, p in read or ())
+        self._note("reading", player, f"read as {said}: {card} fits the table")
 
     def _player(self, ev: dict, key: str = "player", required: bool = True) -> int | None:
         value = ev.get(key)
@@ -525,10 +568,12 @@ class Table:
     def _h_flip(self, ev: dict, dry: bool) -> None:
         self._expect("flip")
         card = self._card(ev.get("card"))
+        read = self._readings(ev)
         if self._draw_pile < 1:
             raise _Reject("the draw pile is empty")
         if dry:
             return
+        self._note_reading(read, card, None)
         color, sym = INFO[card]
         if (card in _RETURNED_FIRST or
                 (self._rules.first_card == "number_only" and not sym.isdigit())):
@@ -624,6 +669,7 @@ class Table:
                     self._turn = nt
                     return
         card = self._card(card)
+        read = self._readings(ev)
         color, sym = INFO[card]
         named = ev.get("color")
         if named is not None:
@@ -647,6 +693,7 @@ class Table:
             raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
         if dry:
             return
+        self._note_reading(read, card, actor)
         answer = bool(pending) and not accept
         before_top, before_color = self._top, self._color
         legal = answer or jump or playable(card, before_top, before_color)

@@ -5,25 +5,122 @@ threads. Each event goes: engine check -> store write (committed) -> engine upda
 subscribers. An event the store could not save changes nothing and raises StoreError, so
 nothing is ever announced that a power cut could take back.
 
+A camera `lay` (a card came to rest on the discard pile, with the recognizer's likeliest
+names) is turned into a table-log line here, because only the game knows what it is: a
+`flip` while the engine waits for one, else a `play`; and its name is the reading that is
+likeliest both in the picture and at the table (`weigh`). A name other than the likeliest
+reading is stored with the readings (`read`) and announced (the engine's `reading` notice).
+
 Data flows one way: the referee imports the engine and the store, never the web or hardware.
 """
 from __future__ import annotations
 
 import json
 import logging
+import math
 import pickle
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from companion.engine import Table, replay
 from companion.errors import CompanionError
 from companion.store import EventStore, StoreError, new_game_id
 
-__all__ = ["Referee", "BadEventError", "StoreError", "Subscriber"]
+__all__ = ["Referee", "BadEventError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE",
+           "kind_of_lay", "lay_names", "line_of_lay", "weigh"]
 
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[dict, list[dict]], None]
+
+# The watcher's camera-only event: {"type": "lay", "card": name, "top": [[name, p], ...]}.
+LAY = "lay"
+
+# How often a card laid mid-hand is illegal: 1,461 of 245,036 plays in the simulator's tables
+# with mistakes (companion/simulate.py), measured with
+#   python3 -c "from companion.simulate import illegal_play_rate as r; print([r(p, 1000, 1) for p in (2, 3, 4, 5, 6)])"
+# (0.57-0.69 % for each table size). tests/test_simulate.py re-measures a sample of it.
+ILLEGAL_PLAY_RATE = 0.006
+
+
+def kind_of_lay(waiting_for: str) -> str:
+    """What a card laid on the pile is: a `flip` while the engine waits for one, else a
+    `play` (the camera cannot know a hand is starting; the engine does)."""
+    return "flip" if waiting_for == "flip" else "play"
+
+
+def weigh(table: Table, readings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The readings with their probabilities at this table, likeliest first.
+
+    posterior(card) ∝ P(reading) × P(card | table), where P(card | table) gives the cards
+    that fit (accepted and legal, `Table.fits`) 1 - ILLEGAL_PLAY_RATE between them and every
+    other card of the deck the rest. A reading that does not fit therefore stays first only
+    when the picture gives it odds of a few hundred to one over a fitting reading (on a red 7
+    in a classic deck 18 cards fit and 36 do not: (0.994 / 18) / (0.006 / 36) = 331, so 0.998
+    against 0.002 stands and the engine flags the illegal play, 0.55 against 0.41 gives way).
+    That is what a clear reading is here: no threshold of its own, only the two odds.
+    When every card fits (a flip) or none does (not a moment for a card), the picture alone
+    decides. Ties keep the recognizer's order.
+    """
+    kind = kind_of_lay(table.waiting_for)
+    deck = [name for name, copies in table.rules.deck_counts.items() if copies > 0]
+    fitting = {name for name in deck if table.fits({"type": kind, "card": name})}
+    others = len(deck) - len(fitting)
+
+    def prior(name: str) -> float:
+        if not fitting or not others:
+            return 1.0
+        if name in fitting:
+            return (1.0 - ILLEGAL_PLAY_RATE) / len(fitting)
+        return ILLEGAL_PLAY_RATE / others
+
+    weights = [(name, p * prior(name)) for name, p in readings]
+    total = sum(w for _, w in weights)
+    if total <= 0.0:
+        return [(name, 0.0) for name, _ in readings]
+    ranked = sorted(enumerate(weights), key=lambda item: (-item[1][1], item[0]))
+    return [(name, w / total) for _, (name, w) in ranked]
+
+
+def lay_names(event: dict) -> set:
+    """Every name a camera event gives its card: its `card` and its readings in `top`."""
+    return {event.get("card")} | {pair[0] for pair in event.get("top") or () if pair}
+
+
+def line_of_lay(table: Table, event: dict) -> dict:
+    """The table-log line a camera `lay` is at this table now: a flip or a play (`kind_of_lay`),
+    named by the likeliest reading at the table (`weigh`); when that is not the likeliest
+    reading in the picture, the readings go with it (`read`) and the engine announces it.
+    Raises BadEventError for malformed readings."""
+    readings = _readings(event)
+    line: dict = {"type": kind_of_lay(table.waiting_for)}
+    if not readings:
+        return line  # no name: the engine rejects it with its reason
+    card = weigh(table, readings)[0][0]
+    line["card"] = card
+    if card != readings[0][0]:
+        line["read"] = [[name, round(p, 4)] for name, p in readings]
+    return line
+
+
+def _readings(event: dict) -> list[tuple[str, float]]:
+    """A lay's readings: its `top`, else its `card` alone. Raises BadEventError if malformed."""
+    top = event.get("top")
+    if top is None or top == []:
+        card = event.get("card")
+        return [(card, 1.0)] if isinstance(card, str) else []
+    bad = BadEventError("a lay's \"top\" must be a list of [card, probability] pairs, best first")
+    if not isinstance(top, (list, tuple)):
+        raise bad
+    out = []
+    for pair in top:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise bad
+        p = pair[1]
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 0 <= p <= 1:
+            raise bad
+        out.append((pair[0], float(p)))
+    return out
 
 
 def _copy(obj: object) -> Any:
@@ -54,8 +151,9 @@ class Referee:
 
     def submit(self, event: dict | str, source: str = "") -> list[dict]:
         """Referee one table event; return the notices it produced (a `rejected` one if it
-        did not fit). Rejected events are stored too. Raises StoreError (and changes
-        nothing) if the event could not be saved, BadEventError if it is not JSON.
+        did not fit). Rejected events are stored too. A camera `lay` is stored as the flip or
+        play it is now (`line_of_lay`). Raises StoreError (and changes nothing) if the event
+        could not be saved, BadEventError if it is not JSON or a lay's readings are malformed.
         """
         if isinstance(event, str):
             # Raw text (a log line): an object is refereed as such; anything else is stored
@@ -74,6 +172,8 @@ class Referee:
         else:
             raise BadEventError(f"an event is a JSON object, not {type(event).__name__}")
         with self._lock:
+            if isinstance(event, dict) and event.get("type") == LAY:
+                event = line_of_lay(self._table, event)
             table, game_id = self._table_for(event)
             accepted = isinstance(event, dict) and table.check(event) is None
             # The line is on disk before the engine moves: a failed write raises here.
@@ -85,8 +185,12 @@ class Referee:
             over = self._state.get("waiting_for") == "game_over"
             if over != was_over:
                 self._mark_finished(game_id, over)
+            for notice in notices:
+                if notice.get("kind") == "reading":  # the host's console says it too
+                    log.warning("camera: %s", notice.get("message"))
             self._notify(notices)
             return _copy(notices)
+
 
     def _table_for(self, event: dict | str) -> tuple[Table, str]:
         """The table and game id an event belongs to: a valid `game` event starts a new game

@@ -22,7 +22,8 @@ from companion.camera import Frame, FrameSource, ResilientSource, SourceStatus
 log = logging.getLogger("companion.run")
 
 # Camera events the watcher emits; everything else comes from phones, buttons or the bot.
-CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
+# A `lay` is no table-log line: the referee makes it a flip or a play (companion/referee.py).
+CAMERA_EVENTS = frozenset({"lay", "take_back", "reveal"})
 
 
 class Watcher(Protocol):
@@ -97,6 +98,7 @@ class VisionLoop:
         self._resilient: ResilientSource | None = None
         self._recent: list[tuple[float, float]] = []  # (clock, seconds spent) per processed frame
         self.latest: Any = None  # the last frame seen, for the host's zone set-up snapshot
+        self.detector: Any = None  # the recognizer, for the host's colour calibration
         self._new_zones = threading.Event()
 
     def reload_zones(self) -> None:

@@ -581,3 +581,16 @@ def simulate_games(players: int, hands: int, seed: int,
     """
     for hand in simulate_hands(players, hands, seed, rules, table, mistakes):
         yield from hand
+
+
+def illegal_play_rate(players: int, hands: int, seed: int) -> tuple[int, int]:
+    """(illegal plays, plays) over `hands` simulated hands with table mistakes: how often a
+    card laid on the pile mid-hand is illegal, the referee service's prior for the camera."""
+    table = Table()
+    illegal = plays = 0
+    for ev in simulate_games(players, hands, seed):
+        notices = table.push(ev)
+        if ev["type"] == "play":
+            plays += 1
+            illegal += any(n["kind"] == "illegal_play" for n in notices)
+    return illegal, plays

@@ -24,9 +24,11 @@ import time
 from typing import Any, Callable, Iterable
 
 from companion.cards import COLORS, is_card_name, parse_card
+from companion.referee import lay_names
 
 log = logging.getLogger("companion.demo")
 
+# The true log's lines the camera sees (its flips and plays reach the referee as a `lay`).
 CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
 DEMO_PLAYERS: tuple[str, ...] = ("Ann", "Bob", "Cy", "Dee")
 POINTS_PER_CARD = 7  # the bot's guess of a loser's points when no log says
@@ -125,10 +127,13 @@ class TableBot:
             self._submit(line)
 
     def _match(self, event: dict) -> int | None:
-        """The truth index of this camera event: the next one of its type and card, a few ahead."""
+        """The truth index of this camera event: the next one of its type and card, a few
+        ahead. A `lay` is a flip or play of any of its readings (the referee picks which)."""
+        kinds = ("flip", "play") if event.get("type") == "lay" else (event.get("type"),)
+        names = lay_names(event)
         for index in range(self._cursor, min(self._cursor + 12, len(self.truth))):
             line = self.truth[index]
-            if line.get("type") == event.get("type") and line.get("card") == event.get("card"):
+            if line.get("type") in kinds and line.get("card") in names:
                 return index
         return None
 

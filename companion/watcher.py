@@ -1,4 +1,4 @@
-"""From frames to table events: `flip`, `play`, `take_back` and `reveal`.
+"""From frames to camera events: `lay`, `take_back` and `reveal`.
 
 The watcher decides only on still pictures. Every frame it does cheap work on a small grey
 copy (about 160 pixels wide): motion inside the discard pile and reveal zones, and, once a
@@ -9,8 +9,14 @@ brightness: shadows and lighting drift are smooth, cards have edges), and only a
 change that is card-sized, not a small shift of the whole pile (a bump, camera shake) and
 not the picture from before the top card (a take-back) calls the detector to name the card.
 
-So a second `red_5` on a `red_5` is a new `play`: its position and angle differ, and the
-change is judged on the picture, not on the name. A card on an empty pile is a `flip`.
+A card that came to rest on the pile is a `lay`: {"type": "lay", "card": name, "t": t,
+"top": [[name, probability], ...]} with the recognizer's likeliest names, best first. Whether
+it starts a hand (`flip`) or is a `play`, and which of its readings it is, the referee
+decides from the game (companion/referee.py): the camera cannot know a hand is starting.
+So a second `red_5` on a `red_5` is a new lay: its position and angle differ, and the change
+is judged on the picture, not on the name. The top card moved (picked up from the edge of
+the pile, straightened) is no new card: where it lay, the pile looks as before it came. The
+card beneath showing again where it lay is a `take_back`, even when the picture changed.
 Cards laid in the reveal area become one `reveal` with every card name, once two readings
 of the still cards agree (a reveal is scored at once); the watcher cannot
 know whose hand it is, so the event has no `player` key and the run layer fills it in.
@@ -70,6 +76,7 @@ class Watcher:
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
         same_place: float = 6.0,
+        off_pile_share: float = 0.4,
         faint_change: float = 0.3,
         chroma_level: float = 0.4,
         min_arm_share: float = 0.012,
@@ -93,6 +100,10 @@ class Watcher:
         self.min_arm_share = min_arm_share
         self.faint_change = faint_change  # share of min_change worth a look after a hand visited
         self.same_place = same_place  # pixels: a box this close to the top card's is that card
+        # A box whose middle is off the pile still counts with this share of it on the pile: a
+        # card laid crooked, half off. A card beside the pile (the draw pile, a hand) overlaps
+        # it far less; the default zones have gaps of 35 px and more around the pile.
+        self.off_pile_share = off_pile_share
         self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
         self._age: np.ndarray | None = None
         self._age_t: np.ndarray | None = None
@@ -277,7 +288,23 @@ class Watcher:
             x1, y1, x2, y2 = d.box
             if self._full_zones.contains(zone_name, (x1 + x2) / 2, (y1 + y2) / 2):
                 out.append(d)
+            elif zone_name == "discard" and self._share_inside(self._zones[zone_name], d.box) >= self.off_pile_share:
+                out.append(d)  # a card lying crooked, half off the pile, is still the pile's
         return out
+
+    def _box_mask(self, box: tuple[float, float, float, float]) -> np.ndarray:
+        """A detection's box at work resolution, as a boolean picture."""
+        h, w = self._shape
+        s = self._scale
+        x1, y1 = int(max(0, box[0] * s)), int(max(0, box[1] * s))
+        x2, y2 = int(min(w, np.ceil(box[2] * s))), int(min(h, np.ceil(box[3] * s)))
+        out = np.zeros((h, w), bool)
+        out[y1:y2, x1:x2] = True
+        return out
+
+    def _share_inside(self, zone: _ZoneState, box: tuple[float, float, float, float]) -> float:
+        inside = self._box_mask(box)
+        return float((inside & zone.mask).sum()) / max(1, int(inside.sum()))
 
     def _detect_crop(self, frame: np.ndarray, zone_name: str) -> list:
         """Detect on the zone (plus a margin) only: a card is a small part of a table picture,
@@ -315,7 +342,7 @@ class Watcher:
             if visited and count >= self.faint_change * need and zone.pile:
                 best = self._pick(self._detect(frame, "discard"), change)
                 if best is not None and best.card != zone.pile[-1].name:
-                    return self._lay(zone, best, feat, t)
+                    return self._settled(zone, best, feat, t)
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.attempts = 0
             return []
@@ -323,29 +350,22 @@ class Watcher:
             zone.ref = feat  # the pile or the camera moved a little: no card
             return []
         if zone.pile and zone.pile[-1].before is not None and self._changed(feat, zone.pile[-1].before, zone, align=True)[0] < need:
-            zone.pile.pop()
-            zone.ref = feat
-            return [{"type": "take_back", "t": round(t, 3)}]
+            return self._take_back(zone, feat, t)
         if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
-            zone.pile = []  # the pile was gathered up: the next card is a flip
+            # The zone looks as it did with no card on it: the pile was cleared away. Nothing to
+            # name, and none of its cards can be taken back. (Whether the next card starts a
+            # hand is not the camera's to say: the referee knows.)
+            zone.pile = []
             zone.ref = feat
             return []
         found = self._detect(frame, "discard")
         best = self._pick(found, change)
-        card = best.card if best is not None else None
-        top = zone.pile[-1] if zone.pile else None
-        if best is not None and top is not None and top.name == card and top.box is not None and (
-            max(abs(a - b) for a, b in zip(best.box, top.box)) <= self.same_place
-        ):
-            zone.ref = feat  # the same card where it was: the pile was nudged, nothing was laid
-            zone.attempts = 0
-            return []
-        if card is None:
+        if best is None:
             zone.attempts += 1
             if not found:
-                if zone.empty is None:
+                if zone.empty is None:  # first sight of the zone with no card in it
                     zone.empty = feat
-                zone.pile = []
+                    zone.pile = []
                 zone.ref = feat
                 zone.attempts = 0
             elif zone.attempts >= self.max_attempts:
@@ -353,15 +373,58 @@ class Watcher:
                 zone.ref = feat
                 zone.attempts = 0
             return []
+        return self._settled(zone, best, feat, t)
+
+    def _settled(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+        """`best` is the card now on top of a changed pile: the top card nudged or moved
+        (nothing), the card beneath it uncovered (a take-back), or a new card (a lay)."""
+        top = zone.pile[-1] if zone.pile else None
+        if top is not None and best.card == top.name:
+            if self._same_place(best.box, top.box) or self._moved(zone, top, best, feat):
+                top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
+                zone.ref = feat
+                zone.attempts = 0
+                return []
+        below = zone.pile[-2] if len(zone.pile) > 1 else None
+        if (top is not None and below is not None and best.card == below.name != top.name
+                and self._same_place(best.box, below.box)):
+            # the card beneath, where it lay: the top card was taken back, though the picture
+            # is not quite the one from before it came (light, a shadow, a nudge meanwhile)
+            return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
 
+    def _same_place(self, box, other: tuple[float, float, float, float] | None) -> bool:
+        return other is not None and max(abs(a - b) for a, b in zip(box, other)) <= self.same_place
+
+    def _moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card was moved (held at the edge of the pile, then put down; pushed
+        straight) rather than a second card of its name laid. Where the top card lay and the
+        new box does not reach, a moved card leaves the pile as it was before the card came;
+        a second card leaves the first one showing there, as in the last settled picture.
+        The likelier of the two pictures wins; with no such place to look at, it is a new card."""
+        if top.before is None or top.box is None:
+            return False
+        uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
+        if int(uncovered.sum()) < 4:
+            return False  # the new card hides where the old one lay: nothing tells them apart
+        gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
+        still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
+        return gone < still
+
+    def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
+        zone.pile.pop()
+        zone.ref = feat
+        zone.attempts = 0
+        return [{"type": "take_back", "t": round(t, 3)}]
+
     def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
-        """The card `best` names is now on top: a `flip` on an empty pile, else a `play`."""
-        kind = "play" if zone.pile else "flip"
+        """The card `best` names came to rest on the pile: a `lay`, with its readings. Whether
+        it is a flip or a play, and which reading, is the referee's call."""
         zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box)))
         zone.ref = feat
         zone.attempts = 0
-        return [{"type": kind, "card": best.card, "t": round(t, 3)}]
+        top = [[name, round(float(p), 4)] for name, p in best.readings()]
+        return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]
 
     def _pick(self, found: list, change: np.ndarray):
         """The detection the change is about: most of its box changed, best confidence first."""

@@ -689,6 +689,51 @@ def test_engine_check_changes_nothing():
     assert table.state == before and len(table.events) == 3
 
 
+@pytest.mark.parametrize("lines, card, fits", [
+    (["flip red_5"], "red_9", True),
+    (["flip red_5"], "blue_5", True),
+    (["flip red_5"], "wild_draw_four", True),
+    (["flip red_5"], "blue_9", False),  # illegal: accepted with a notice, so check says None
+    (["flip red_5", "play wild"], "blue_9", False),  # waiting for the colour: rejected
+    (["flip red_5", "play blue_9"], "red_3", False),  # on the standing blue 9: not red any more
+    (["flip red_5", "play blue_9"], "blue_3", True),
+    (["flip red_5", "play red_draw_two"], "green_2", False),  # Cid took the two; Dee on a red draw two
+])
+def test_engine_fits_tells_a_legal_play_without_changing_anything(lines, card, fits):
+    table = play(lines)
+    before = table.state
+    assert table.fits(line(f"play {card}")) is fits
+    assert table.state == before and len(table.events) == 2 + len(lines)
+
+
+def test_engine_fits_an_answer_to_a_stack_whatever_its_colour():
+    table = play(["flip red_5", "play red_draw_two"], rules={"stacking": True})
+    assert table.fits(line("play green_draw_two")) and not table.fits(line("play green_2"))
+
+
+def test_engine_fits_a_flip_whatever_the_card():
+    table = play([])
+    assert table.fits(line("flip blue_9")) and table.fits(line("flip wild_draw_four"))
+    assert not table.fits(line("play blue_9"))
+
+
+def test_engine_reading_notice_when_the_card_is_not_the_likeliest_reading():
+    read = [["yellow_draw_two", 0.55], ["yellow_6", 0.41]]
+    table = play(["flip red_6", {"type": "play", "card": "yellow_6", "read": read},
+                  {"type": "play", "card": "yellow_2", "read": [["yellow_2", 0.6], ["yellow_3", 0.4]]}])
+    assert [(n["event"], n["kind"], n["player"], n["message"]) for n in table.state["notices"]] == [
+        (3, "reading", "Bob", "read as yellow_draw_two (0.55) or yellow_6 (0.41): yellow_6 fits the table")]
+    assert table.state["top"] == "yellow_2"
+
+
+@pytest.mark.parametrize("read", [[], [["red_7"]], [["red_7", 2]], [["red_7", True]], "red_7", [["red_77", 0.5]]])
+def test_engine_a_malformed_read_is_rejected(read):
+    table = play(["flip red_6"])
+    notices = table.push({"type": "play", "card": "red_7", "read": read})
+    assert [n["kind"] for n in notices] == ["rejected"] and "read" in notices[0]["message"]
+    assert table.state["top"] == "red_6"
+
+
 # -------------------------------------------------------------------- a whole log from a file
 def test_engine_replays_a_hand_written_two_hand_log(repo_root):
     lines = (repo_root / "tests" / "logs" / "two_hands.jsonl").read_text().splitlines()

@@ -305,3 +305,136 @@ def test_referee_killed_mid_game_loses_no_announced_event(tmp_path: Path) -> Non
         assert len(kept) >= announced  # everything announced (and maybe one more) is there
         assert restored.state == replay(kept).state
         assert restored.state["waiting_for"] not in ("game", None)
+
+
+# -- camera lays: flip or play is the referee's call, and the game helps read the card ----------
+
+HAND = [
+    {"type": "game", "players": ["Ann", "Bob", "Cid"]},
+    {"type": "deal", "dealer": "Ann"},
+]
+
+
+def lay(card: str, *readings: tuple[str, float]) -> dict:
+    """What the watcher sends when a card comes to rest on the pile."""
+    return {"type": "lay", "card": card, "top": [list(r) for r in readings] or [[card, 0.97]]}
+
+
+def test_referee_a_laid_card_is_a_flip_at_hand_start_and_a_play_mid_hand(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    assert referee.state["waiting_for"] == "flip"
+    for card in ("red_5", "red_7", "green_7"):
+        assert not _rejected(referee.submit(lay(card), "camera"))
+    assert store.events(referee.game_id)[2:] == [
+        {"type": "flip", "card": "red_5"}, {"type": "play", "card": "red_7"}, {"type": "play", "card": "green_7"}]
+    assert referee.state["turn"] == "Ann" and referee.state["top"] == "green_7"
+
+
+def test_referee_after_a_take_back_the_next_card_is_a_play(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    referee.submit(lay("red_5"), "camera")
+    notices = referee.submit(lay("blue_9"), "camera")  # Bob's illegal card
+    assert [n["kind"] for n in notices] == ["illegal_play"]
+    referee.submit({"type": "take_back"}, "camera")
+    assert not _rejected(referee.submit(lay("red_8"), "camera"))
+    assert [e["type"] for e in store.events(referee.game_id)[2:]] == ["flip", "play", "take_back", "play"]
+    assert referee.state["top"] == "red_8" and referee.state["turn"] == "Ann"  # Cid played it
+
+
+def test_referee_the_same_card_twice_is_two_plays(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    for card in ("green_2", "red_2", "red_2"):
+        assert not _rejected(referee.submit(lay(card), "camera"))
+    assert store.events(referee.game_id)[2:] == [
+        {"type": "flip", "card": "green_2"}, {"type": "play", "card": "red_2"}, {"type": "play", "card": "red_2"}]
+
+
+@pytest.mark.parametrize("seed, rules", [(1, None), (2, {"stacking": True, "seven_zero": True}),
+                                         (3, {"deck": "modern", "draw_until_playable": True})])
+def test_referee_makes_every_card_laid_mid_hand_a_play_and_only_a_hands_first_a_flip(seed, rules) -> None:
+    # Whole simulated games with table mistakes (illegal cards taken back or left standing,
+    # challenges, stacks, reshuffles): each flip and play, seen by the camera as a lay, comes
+    # out of the referee as the same line. A flip mid-hand cannot come from the camera.
+    from companion.engine import Table
+    from companion.referee import line_of_lay
+    from companion.simulate import simulate_games
+
+    table = Table()
+    cards = 0
+    for event in simulate_games(4, 40, seed, rules):
+        if event["type"] in ("flip", "play") and "player" not in event:
+            said = line_of_lay(table, lay(event["card"]))
+            assert said == {"type": event["type"], "card": event["card"]}, (len(table.events), table.waiting_for)
+            cards += 1
+        table.push(event)
+    assert cards > 1000
+
+
+def test_referee_picks_the_legal_one_of_two_close_readings_and_says_so(store: EventStore, caplog) -> None:
+    referee = Referee(store)
+    _submit_all(referee, [*HAND, {"type": "flip", "card": "red_6"}])
+    with caplog.at_level("WARNING", logger="companion.referee"):
+        notices = referee.submit(lay("yellow_draw_two", ("yellow_draw_two", 0.55), ("yellow_6", 0.41)), "camera")
+    message = "read as yellow_draw_two (0.55) or yellow_6 (0.41): yellow_6 fits the table"
+    assert [(n["kind"], n["message"]) for n in notices] == [("reading", message)]
+    assert store.events(referee.game_id)[-1] == {
+        "type": "play", "card": "yellow_6", "read": [["yellow_draw_two", 0.55], ["yellow_6", 0.41]]}
+    state = referee.state
+    assert state["top"] == "yellow_6" and state["waiting_for"] == "play"
+    assert state["notices"][-1]["message"] == message  # the phones' list of notices
+    assert message in caplog.text  # and the host's console
+    # a restart replays the stored line: the same card, the same notice
+    again = Referee(store)
+    assert again.state["top"] == "yellow_6" and again.state["notices"][-1]["message"] == message
+
+
+def test_referee_keeps_a_clear_illegal_reading_and_flags_the_play(store: EventStore) -> None:
+    # The table makes red_2 far likelier than blue_2, but the picture is clear: the referee
+    # must still catch a real illegal card.
+    referee = Referee(store)
+    _submit_all(referee, [*HAND, {"type": "flip", "card": "red_6"}])
+    notices = referee.submit(lay("blue_2", ("blue_2", 0.999), ("red_2", 0.001)), "camera")
+    assert [n["kind"] for n in notices] == ["illegal_play"]
+    assert store.events(referee.game_id)[-1] == {"type": "play", "card": "blue_2"}
+    assert referee.state["waiting_for"] == "take_back"
+
+
+@pytest.mark.parametrize("readings, chosen", [
+    ((("blue_4", 0.5), ("red_6", 0.45)), "red_6"),  # the second red 6 in a row: plausible
+    ((("red_6", 0.5), ("blue_4", 0.45)), "red_6"),
+    ((("red_1", 0.5), ("red_7", 0.45)), "red_1"),  # both fit: the picture decides
+    ((("blue_1", 0.5), ("green_8", 0.45)), "blue_1"),  # neither fits: the picture decides
+])
+def test_referee_weighs_readings_against_the_top_card(store: EventStore, readings, chosen) -> None:
+    referee = Referee(store)
+    _submit_all(referee, [*HAND, {"type": "flip", "card": "red_6"}])
+    referee.submit(lay(readings[0][0], *readings), "camera")
+    assert store.events(referee.game_id)[-1]["card"] == chosen
+
+
+def test_referee_a_flip_is_read_from_the_picture_alone(store: EventStore) -> None:
+    # Any card may start the pile: the table says nothing about it.
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    referee.submit(lay("wild_draw_four", ("wild_draw_four", 0.5), ("green_4", 0.45)), "camera")
+    assert store.events(referee.game_id)[-1] == {"type": "flip", "card": "wild_draw_four"}
+
+
+@pytest.mark.parametrize("top", [[["red_5"]], [["red_5", "high"]], "red_5", [["red_5", 1.5]], [[5, 0.5]]])
+def test_referee_a_malformed_lay_is_refused_and_changes_nothing(store: EventStore, top) -> None:
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    before = referee.state
+    with pytest.raises(BadEventError, match="top"):
+        referee.submit({"type": "lay", "card": "red_5", "top": top}, "camera")
+    assert referee.state == before and len(store.events(referee.game_id)) == 2
+
+
+def test_referee_a_lay_without_readings_is_its_card(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, HAND)
+    referee.submit({"type": "lay", "card": "red_5"}, "camera")
+    assert store.events(referee.game_id)[-1] == {"type": "flip", "card": "red_5"}

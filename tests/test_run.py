@@ -40,7 +40,7 @@ def image(value: int) -> np.ndarray:
 
 
 class MarkWatcher:
-    """Emits a play of red_<value % 10> whenever a frame's value changes to a new non-zero one."""
+    """Emits a lay of red_<value % 10> whenever a frame's value changes to a new non-zero one."""
 
     def __init__(self, raise_on: int | None = None) -> None:
         self.last = 0
@@ -54,7 +54,7 @@ class MarkWatcher:
             raise ValueError("recognizer hiccup")
         if value and value != self.last:
             self.last = value
-            return [{"type": "play", "card": f"red_{value % 10}", "t": t}]
+            return [{"type": "lay", "card": f"red_{value % 10}", "t": t, "top": [[f"red_{value % 10}", 0.9]]}]
         self.last = value
         return []
 
@@ -104,7 +104,8 @@ def test_vision_loop_submits_watcher_events_without_frame_time() -> None:
     watcher = MarkWatcher()
     loop = VisionLoop(referee, lambda: FlakySource([0, 3, 3, 0, 5], gone=set()), lambda: watcher)
     loop.run()
-    assert referee.events == [({"type": "play", "card": "red_3"}, "camera"), ({"type": "play", "card": "red_5"}, "camera")]
+    assert referee.events == [({"type": "lay", "card": "red_3", "top": [["red_3", 0.9]]}, "camera"),
+                              ({"type": "lay", "card": "red_5", "top": [["red_5", 0.9]]}, "camera")]
     assert loop.stats.frames == 5 and loop.stats.events == 2
     assert loop.source_status is not None and loop.source_status.state == "ended"
 
@@ -253,6 +254,8 @@ def test_demo_bot_follows_the_true_log_around_the_camera_events(tmp_path: Any, s
     for line in truth:
         if line["type"] in CAMERA_EVENTS:
             event = {k: v for k, v in line.items() if k != "player"}  # the camera cannot know who
+            if event["type"] in ("flip", "play"):  # nor whether a card starts the hand
+                event = {"type": "lay", "card": event["card"], "top": [[event["card"], 0.97]]}
             event = bot.annotate(event)
             bot.camera_event(event, referee.submit(event, source="camera"))
     bot.stop()
@@ -277,7 +280,7 @@ def test_demo_bot_settles_what_no_log_says(tmp_path: Any) -> None:
     bot = TableBot(referee, ["Ann", "Bob"], truth=None)
     bot.new_pass(1)
     for card in ("red_5", "wild"):
-        referee.submit({"type": "flip" if card == "red_5" else "play", "card": card}, source="camera")
+        referee.submit({"type": "lay", "card": card}, source="camera")
     bot._settle(referee.state)  # the bot's thread would do this on the change
     state = referee.state
     assert state["waiting_for"] == "play" and state["color"] in ("red", "yellow", "green", "blue")

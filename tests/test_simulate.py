@@ -173,3 +173,14 @@ def test_simulate_cli_no_mistakes_writes_a_clean_log(tmp_path):
     kinds = {n["kind"] for n in state["notices"]}
     assert "rejected" not in kinds and "illegal_play" not in kinds and "uno_penalty" not in kinds
     assert len(state["history"]) >= 1
+
+
+def test_simulate_illegal_play_rate_is_the_referees_prior():
+    # The referee service weighs the camera's readings with ILLEGAL_PLAY_RATE, measured on
+    # the simulator (see its comment); a sample of other hands must agree with it.
+    from companion.referee import ILLEGAL_PLAY_RATE
+    from companion.simulate import illegal_play_rate
+
+    illegal, plays = illegal_play_rate(4, 300, seed=7)
+    assert plays > 10_000
+    assert abs(illegal / plays - ILLEGAL_PLAY_RATE) < 0.3 * ILLEGAL_PLAY_RATE

@@ -41,8 +41,14 @@ def seen(truth: list[dict]) -> list[dict]:
     return [line for line in truth if line["type"] in ("flip", "play", "take_back", "reveal")]
 
 
+def camera(kind: str) -> str:
+    """What the camera reports for a true line: a card laid is a `lay`, flip or play alike
+    (the referee tells them apart)."""
+    return "lay" if kind in ("flip", "play") else kind
+
+
 def strip(events: list[dict]) -> list[tuple]:
-    return [(e["type"], e.get("card"), tuple(sorted(e.get("cards", [])))) for e in events]
+    return [(camera(e["type"]), e.get("card"), tuple(sorted(e.get("cards", [])))) for e in events]
 
 
 def assert_matches(events: list[dict], truth: list[dict], key: str = "t") -> None:
@@ -57,14 +63,15 @@ def assert_matches(events: list[dict], truth: list[dict], key: str = "t") -> Non
 def test_watcher_normal_sequence_gives_one_event_per_card():
     frames, truth = clip([flip("red_3", 0), play("red_7", 1), play("blue_7", 2), play("blue_skip", 3)])
     events = watch(frames, truth)
-    assert [e["type"] for e in events] == ["flip", "play", "play", "play"]
+    assert [e["type"] for e in events] == ["lay", "lay", "lay", "lay"]
+    assert [[name for name, _ in e["top"]] for e in events] == [["red_3"], ["red_7"], ["blue_7"], ["blue_skip"]]
     assert_matches(events, truth)
 
 
 def test_watcher_sees_the_same_card_twice_in_a_row():
     frames, truth = clip([flip("green_2", 0), play("red_2", 1), play("red_2", 2)], seed=4)
     events = watch(frames, truth)
-    assert [(e["type"], e["card"]) for e in events] == [("flip", "green_2"), ("play", "red_2"), ("play", "red_2")]
+    assert [(e["type"], e["card"]) for e in events] == [("lay", "green_2"), ("lay", "red_2"), ("lay", "red_2")]
     assert_matches(events, truth)
 
 
@@ -72,8 +79,113 @@ def test_watcher_take_back_shows_the_previous_card_again():
     steps = [flip("yellow_4", 0), play("blue_9", 1), Step("take_back", seat=1, lines=[{"type": "take_back"}]), play("yellow_8", 1)]
     frames, truth = clip(steps, seed=5)
     events = watch(frames, truth)
-    assert [e["type"] for e in events] == ["flip", "play", "take_back", "play"]
+    assert [e["type"] for e in events] == ["lay", "lay", "take_back", "lay"]
     assert_matches(events, truth)
+
+
+def test_watcher_lay_carries_the_recognizers_readings():
+    # The referee weighs them against the table; the watcher only passes them on.
+    frames, truth = clip([flip("red_3", 0), play("red_7", 1)], seed=9)
+    truthful = TruthDetector(truth)
+
+    def script(frame):
+        return [Detection(d.card, d.confidence, d.box, ((d.card, 0.61), ("red_1", 0.38)))
+                for d in truthful.detect(frame)]
+
+    watcher = Watcher(FakeDetector(script=script), Zones.default())
+    events = []
+    for k, frame in enumerate(frames):
+        truthful.t = k / 10
+        events += watcher.feed(frame, k / 10)
+    assert [(e["type"], e["card"], e["top"]) for e in events] == [
+        ("lay", "red_3", [["red_3", 0.61], ["red_1", 0.38]]),
+        ("lay", "red_7", [["red_7", 0.61], ["red_1", 0.38]]),
+    ]
+
+
+def test_watcher_take_back_seen_by_the_card_beneath_showing_again():
+    # On a real table the pile after a take-back is seldom the picture from before the card
+    # (the light moved, a shadow, the pile was nudged). The card beneath showing again where
+    # it lay is the take-back all the same, not that card laid a second time.
+    steps = [flip("yellow_4", 0), play("blue_9", 1), Step("take_back", seat=1, lines=[{"type": "take_back"}]), play("yellow_8", 1)]
+    frames, truth = clip(steps, seed=5)
+    detector = TruthDetector(truth)
+    watcher = Watcher(detector, Zones.default())
+    events: list[dict] = []
+    for k, frame in enumerate(frames):
+        detector.t = k / 10.0
+        events += watcher.feed(frame, k / 10.0)
+        pile = watcher._zones["discard"].pile
+        if len(events) == 2 and pile[-1].before is not None:
+            pile[-1].before = pile[-1].before + 10.0  # the picture from before blue_9 no longer fits
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "yellow_4"), ("lay", "blue_9"), ("take_back", None), ("lay", "yellow_8")]
+
+
+class Scene:
+    """Still table pictures with the cards placed by hand (the video generator's drawing), and a
+    recognizer that names what is placed, for the situations the generated sessions lack."""
+
+    def __init__(self, seed: int = 30) -> None:
+        from companion.tablevideo import Placed
+
+        self.Placed = Placed
+        self.video = TableVideo([GAME], VideoSpec(seed=seed, camera_bumps=False))
+        self.cards: list = []
+        self.detector = FakeDetector(script=self._read)
+        self.watcher = Watcher(self.detector, Zones.default())
+        self.events: list[dict] = []
+
+    def _read(self, frame):
+        # top card first and surest; cards beneath it a little less sure, as a real one
+        return [Detection(p.name, 0.95 - 0.1 * k, tuple(float(v) for v in self.video._box(p)))
+                for k, p in enumerate(reversed(self.cards))]
+
+    def show(self, cards: list[tuple[str, float, float, float]], frames: int = 8) -> list[dict]:
+        """Place `cards` (name, x, y, angle; the last on top) and watch still frames of them."""
+        self.cards = [self.Placed(*card) for card in cards]
+        self.video.pile = list(self.cards)
+        self.video._touch()
+        new = []
+        for _ in range(frames):
+            t = self.video.frame_index / 10.0
+            new += self.watcher.feed(self.video._frame(None, []), t)
+        self.events += new
+        return new
+
+
+def test_watcher_a_card_moved_from_the_edge_of_the_pile_is_one_card():
+    # A card still held at the edge of the pile, its arm not seen, then put down: the same
+    # card, where it lay the pile is as before it came. Reported once, not once per place.
+    scene = Scene()
+    scene.show([])
+    assert [e["card"] for e in scene.show([("red_5", 440, 180, 20)])] == ["red_5"]
+    assert scene.show([("red_5", 330, 185, 5)]) == []
+    assert [e["type"] for e in scene.events] == ["lay"]
+
+
+def test_watcher_a_second_card_of_the_same_name_beside_the_first_is_a_lay():
+    # The first card still lies where it was: this one is another card.
+    scene = Scene()
+    scene.show([])
+    scene.show([("red_5", 440, 180, 20)])
+    assert [e["card"] for e in scene.show([("red_5", 440, 180, 20), ("red_5", 330, 185, 5)])] == ["red_5"]
+    assert [e["type"] for e in scene.events] == ["lay", "lay"]
+
+
+def test_watcher_reads_a_crooked_card_half_off_the_pile():
+    # Its middle lies off the zone, but nearly half of it on the pile: it was laid there.
+    scene = Scene()
+    scene.show([])
+    x1, y1, x2, y2 = scene.video._box(scene.Placed("blue_7", 450, 180, 35))
+    assert not Zones.default().contains("discard", (x1 + x2) / 2, (y1 + y2) / 2)
+    assert [(e["type"], e["card"]) for e in scene.show([("blue_7", 450, 180, 35)])] == [("lay", "blue_7")]
+
+
+def test_watcher_ignores_a_card_beside_the_pile():
+    scene = Scene()
+    scene.show([])
+    assert scene.show([("green_2", 505, 180, 0)]) == []  # its edge just reaches the zone
 
 
 def test_watcher_sees_yellow_cards_laid_on_yellow_cards():
@@ -102,7 +214,7 @@ def test_watcher_reveal_names_every_card_once():
     steps = [flip("yellow_7", 0), Step("reveal", seat=2, cards=cards, lines=[{"type": "reveal", "player": "Cleo", "cards": cards}])]
     frames, truth = clip(steps, seed=7)
     events = watch(frames, truth)
-    assert [e["type"] for e in events] == ["flip", "reveal"]
+    assert [e["type"] for e in events] == ["lay", "reveal"]
     assert sorted(events[1]["cards"]) == sorted(cards)
     assert "player" not in events[1]  # the run layer names the player from the referee's state
 
@@ -142,7 +254,7 @@ def test_watcher_reveal_waits_for_two_readings_that_agree():
         return [*found, Detection("blue_6", 0.6, (x1 + 9, y1, x2 + 9, y2))]
 
     events, reads = watch_a_reveal(cards, misread)
-    assert [e["type"] for e in events] == ["flip", "reveal"]
+    assert [e["type"] for e in events] == ["lay", "reveal"]
     assert sorted(events[1]["cards"]) == sorted(cards)
     assert events[1]["t"] == reads[2]  # the wrong reading, then two that agree
 
@@ -152,7 +264,7 @@ def test_watcher_reveal_gives_the_latest_reading_when_no_two_agree():
     # three readings, each missing a different card, then a right one
     events, reads = watch_a_reveal(cards, lambda k, found: [d for d in found if k > 3 or d.card != cards[k - 1]],
                                    max_reads=4)
-    assert [e["type"] for e in events] == ["flip", "reveal"]
+    assert [e["type"] for e in events] == ["lay", "reveal"]
     assert sorted(events[1]["cards"]) == sorted(cards)
     assert events[1]["t"] == reads[3]
 
@@ -161,7 +273,7 @@ def test_watcher_ignores_a_bumped_pile_and_a_hand_at_the_draw_pile():
     steps = [flip("red_9", 0), play("red_4", 1), Step("bump"), Step("draw", seat=2, lines=[{"type": "draw"}]), play("red_0", 3)]
     frames, truth = clip(steps, seed=8)
     events = watch(frames, truth)
-    assert [(e["type"], e["card"]) for e in events] == [("flip", "red_9"), ("play", "red_4"), ("play", "red_0")]
+    assert [(e["type"], e["card"]) for e in events] == [("lay", "red_9"), ("lay", "red_4"), ("lay", "red_0")]
 
 
 def test_watcher_without_a_name_makes_no_event():
@@ -236,7 +348,7 @@ def test_watcher_survives_a_source_that_dies_mid_video():
         events += watcher.feed(frame.image, frame.t)
     assert "lost" in [s.state for s in statuses] and source.opens == 3
     names = [(e["type"], e["card"]) for e in events]
-    assert names == [("flip", "red_3"), ("play", "red_7"), ("play", "red_1"), ("play", "green_1")]
+    assert names == [("lay", "red_3"), ("lay", "red_7"), ("lay", "red_1"), ("lay", "green_1")]
 
 
 @pytest.mark.parametrize("bad", [None, np.zeros((10, 10), np.uint8)])
@@ -255,7 +367,7 @@ def test_watch_command_prints_json_lines(tmp_path, capsys):
     make_video(out, steps=[GAME, flip("blue_3", 0), play("blue_3", 1)], spec=VideoSpec(seed=11))
     assert cli(["watch", str(out), "--fake-truth", str(tmp_path / "clip.jsonl"), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(e["type"], e["card"]) for e in lines] == [("flip", "blue_3"), ("play", "blue_3")]
+    assert [(e["type"], e["card"]) for e in lines] == [("lay", "blue_3"), ("lay", "blue_3")]
     assert all(isinstance(e["t"], float) for e in lines)
 
 
@@ -290,6 +402,61 @@ def test_bench_score_one_missed_card_does_not_make_its_neighbours_wrong():
     events = [{"type": "play", "card": "yellow_1", "t": 12.5}, {"type": "play", "card": "yellow_5", "t": 14.0}]
     result = score(truth, events)
     assert (result["phantom"], result["missed"], result["wrong_names"]) == (0, 1, 0)
+
+
+TRUE_HAND = [
+    {"type": "game", "players": ["Ann", "Bob", "Cleo"], "t": 0.0},
+    {"type": "deal", "dealer": "Ann", "t": 0.5},
+    {"type": "flip", "card": "red_1", "t_land": 1.0, "t": 1.5},
+    {"type": "play", "card": "red_2", "t_land": 3.0, "t": 3.4},  # Bob
+    {"type": "play", "card": "red_2", "t_land": 5.0, "t": 5.5},  # Cleo: the same card again
+    {"type": "play", "card": "blue_9", "t_land": 7.0, "t": 7.4},  # Ann: illegal
+    {"type": "take_back", "t_land": 8.0, "t": 8.2},
+    {"type": "play", "card": "red_7", "t_land": 9.0, "t": 9.3},  # Bob
+]
+
+
+def lays(*cards_and_times) -> list[dict]:
+    return [{"type": "lay", "card": c, "t": t, "top": [[c, 0.9]]} if c else {"type": "take_back", "t": t}
+            for c, t in cards_and_times]
+
+
+def test_bench_score_judges_a_lays_kind_as_the_referee_makes_it():
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"], result["wrong_kind"]) == (0, 0, 0, 0)
+
+
+def test_bench_score_a_card_invented_before_the_flip_makes_the_flip_a_play():
+    from companion.commands.bench_watch import score
+
+    events = lays(("green_4", 0.8), ("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4),
+                  ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_kind"]) == (1, 0, 1)
+
+
+def test_bench_score_a_missed_flip_makes_the_next_card_a_flip():
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_kind"]) == (0, 1, 1)
+
+
+def test_bench_score_names_a_card_as_the_referee_reads_it():
+    # Two close readings of Bob's card: the one that fits the red 1 is the referee's.
+    from companion.commands.bench_watch import score
+
+    events = lays(("red_1", 1.7), ("red_2", 3.6), ("red_2", 5.7), ("blue_9", 7.6), (None, 8.4), ("red_7", 9.5))
+    events[1]["card"], events[1]["top"] = "blue_2", [["blue_2", 0.5], ["red_2", 0.45]]
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"], result["wrong_kind"]) == (0, 0, 0, 0)
+    events[1]["top"] = [["blue_2", 0.9999], ["red_2", 0.0001]]  # a clear misreading stands
+    result = score(TRUE_HAND, events)
+    assert (result["phantom"], result["missed"], result["wrong_names"]) == (0, 0, 1)
 
 
 def test_watcher_gives_a_crop_reading_detector_the_zone_and_maps_boxes_back():

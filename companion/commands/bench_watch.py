@@ -2,9 +2,10 @@
 
 Generates table videos (at least 200 cards laid in total by default), runs the watcher on
 each as fast as it can, and compares what it said with the truth: phantom events, missed
-events, wrong card names, confirmation latency (card at rest -> event, in video time) and
-processing frames per second. `--detector truth` (default) is a perfect recognizer built
-from the truth; `--detector yolo` uses the shipped model.
+events, wrong card names and wrong flip/play (each card as the referee names and kinds it:
+the camera says only that a card was laid), confirmation latency (card at rest -> event, in
+video time) and processing frames per second. `--detector truth` (default) is a perfect
+recognizer built from the truth; `--detector yolo` uses the shipped model.
 """
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ from pathlib import Path
 from typing import Sequence
 
 HELP = "watcher accuracy and latency on generated videos"
-_KIND = {"flip": "card", "play": "card", "take_back": "take_back", "reveal": "reveal"}
+# what each event is about: a card laid (the watcher's `lay`, or a truth's flip or play), a
+# take-back or a reveal
+_KIND = {"lay": "card", "flip": "card", "play": "card", "take_back": "take_back", "reveal": "reveal"}
+_TRUTH_KINDS = ("flip", "play", "take_back", "reveal")  # the camera-visible lines of a truth
+_TIMING = ("t", "t_land", "t_clear", "box", "boxes")  # a truth line's video fields, not the log's
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,12 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> dict:
     """Match watcher events to the truth's camera-visible events, in time order.
 
-    An event matches a true one of the same kind (flip and play both count as a card laid)
-    made between the card landing and 3 s after it came to rest, events naming the same card
-    first. Unmatched events are phantoms, unmatched truths are missed, a matched card or
-    reveal with other names is wrong.
+    An event matches a true one of the same kind (a lay, flip or play all count as a card
+    laid) made between the card landing and 3 s after it came to rest, events naming the same
+    card (in any of their readings) first. Unmatched events are phantoms, unmatched truths are missed, a matched card or
+    reveal with other names is wrong. A lay's kind and name are the referee's call
+    (`referee_lines`): a matched card is judged by the line the referee makes of it, its kind
+    (flip or play) in `wrong_kind`.
     """
-    wanted = [line for line in truth if line.get("type") in _KIND]
+    from companion.referee import lay_names
+
+    wanted = [line for line in truth if line.get("type") in _TRUTH_KINDS]
     used = [False] * len(events)
     matches: dict[int, int] = {}
 
@@ -48,7 +57,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
         for k, ev in enumerate(events):
             if used[k] or _KIND.get(ev.get("type")) != _KIND[line["type"]] or not lo <= ev["t"] <= hi:
                 continue
-            if not same_name or ev.get("card") == line.get("card"):
+            if not same_name or line.get("card") in lay_names(ev):
                 return k
         return None
 
@@ -62,6 +71,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
             if k is not None:
                 used[k] = True
                 matches[i] = k
+    said = referee_lines(truth, events, matches)
     latencies: list[float] = []
     missed, wrong, wrong_kind = [], [], 0
     for i, line in enumerate(wanted):
@@ -71,9 +81,9 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
         ev = events[matches[i]]
         latencies.append(ev["t"] - line["t"])
         if line["type"] in ("flip", "play"):
-            if ev.get("card") != line["card"]:
+            if said[matches[i]].get("card") != line["card"]:
                 wrong.append((line, ev))
-            if ev["type"] != line["type"]:
+            if said[matches[i]].get("type") != line["type"]:
                 wrong_kind += 1
         elif line["type"] == "reveal" and sorted(ev.get("cards", [])) != sorted(line["cards"]):
             wrong.append((line, ev))
@@ -102,6 +112,54 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
                            "max": round((lat_ms[-1] if lat_ms else 0) * fps / 1000, 1)},
         "_phantoms": phantoms, "_missed": missed, "_wrong": wrong,
     }
+
+
+def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[int, int]) -> list[dict]:
+    """The table-log line the referee makes of each event: a `lay` becomes a flip or a play
+    named by its likeliest reading at the table (companion.referee.line_of_lay), the rest
+    stay as they are.
+
+    An engine is fed what the referee would get: the truth's own lines from phones and the
+    host (game, deal, colours, draws, points...) in their order, and in place of each
+    camera-visible truth line the event matched to it (`matches`: truth's camera-visible line
+    index -> event index; nothing when it was missed), the events matched to none at their
+    time. So one missed or invented card shifts the kinds the way it would at the table.
+    """
+    from companion.engine import Table
+    from companion.referee import line_of_lay
+
+    table = Table()
+    lines: list[dict] = [{} for _ in events]
+    matched = set(matches.values())
+    unmatched = sorted((k for k in range(len(events)) if k not in matched), key=lambda k: events[k]["t"])
+    pending = 0  # next unmatched event to feed
+
+    def feed(k: int, player: str | None = None) -> None:
+        ev = events[k]
+        line = {key: value for key, value in ev.items() if key != "t"}
+        if line.get("type") == "lay":
+            line = line_of_lay(table, line)
+        if line.get("type") == "reveal" and player and not line.get("player"):
+            line["player"] = player  # the host's "this is my hand", as the demo bot does
+        lines[k] = line
+        table.push(line)
+
+    visible = 0
+    for line in truth:
+        if line.get("type") not in _TRUTH_KINDS:
+            table.push({key: value for key, value in line.items() if key not in _TIMING})
+            continue
+        k = matches.get(visible)
+        visible += 1
+        when = events[k]["t"] if k is not None else line.get("t", 0.0)
+        while pending < len(unmatched) and events[unmatched[pending]]["t"] < when:
+            feed(unmatched[pending])
+            pending += 1
+        if k is not None:
+            feed(k, line.get("player"))
+    for k in unmatched[pending:]:
+        feed(k)
+    return lines
 
 
 def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) -> tuple[list[dict], int, float, int]:

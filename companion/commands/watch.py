@@ -1,4 +1,10 @@
-"""`uno-companion watch SOURCE [--zones FILE] [--json] [--fake-truth TRUTH.jsonl]`."""
+"""`uno-companion watch SOURCE [--zones FILE] [--json] [--fake-truth TRUTH.jsonl]`.
+
+Prints the camera's own events as JSON Lines: `lay` (a card came to rest on the discard
+pile, with the recognizer's likeliest names in `top`), `take_back` and `reveal`. There is no
+game here, so no referee to say whether a laid card is a `flip` or a `play`, nor to weigh
+its readings against the table: `run` does that (companion/referee.py).
+"""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +12,7 @@ import json
 import logging
 import sys
 
-HELP = "turn a camera or video into table events"
+HELP = "turn a camera or video into camera events (cards laid, take-backs, reveals)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
