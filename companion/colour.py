@@ -1,33 +1,30 @@
-"""The colour of a card read from its pixels, as a check on the model's colour.
+"""The colour of a card: a learned colour reader, and the printed-colour test for wilds.
 
-UNO colours are four saturated hues, so the hue of the saturated pixels names the colour.
-White balance is corrected first from the crop's brightest pixels (the card's white border
-and oval), because a warm lamp or a green-ish webcam moves every hue the same way. A box
-around a card also holds table, hand and neighbours, so pixels near the centre count more,
-and only strongly saturated pixels vote (skin and wood are not).
+A fixed table of hues named colours right for the cameras it was measured on and wrong for
+the next (a webcam that prints green as olive named every green card yellow). The colour is
+now read by a small classifier (`ColourReader`, models/uno-cards-colour.onnx) trained on
+rendered scenes under random cameras and lights (colourcrops.py, photometric.py), from the
+same square crop the card reader sees. Where one table's camera is beyond what it learned,
+a per-table calibration (calibration.py) corrects it.
+
+`printed_colour` says how much of a box is printed colour at all (every wild carries some;
+a black phone or headphones carry none): saturation, not hue, so no camera's hues matter.
 """
 from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
 
-from companion.cards import COLORS
+from companion.colourcrops import COLOUR_CLASSES, COLOUR_SIZE, colour_input
 from companion.errors import CompanionError
 
-# OpenCV hue (0..179) ranges of the printed colours, measured on real photos of both designs
-# (medians: red 177/3, yellow 27, green 68-75, blue 100-106); orange and purple vote for none.
-_HUE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
-    "red": ((0, 11), (160, 180)),
-    "yellow": ((16, 41),),
-    "green": ((44, 89),),
-    "blue": ((89, 131),),
-}
-_MAX_SIDE = 96  # colour needs no detail; a small copy keeps this about a millisecond
-_MIN_COVERAGE = 0.04  # centre-weighted share of coloured pixels below which nothing is said
-_MIN_SHARE = 0.55  # the dominant colour's share among coloured pixels needed to name it
-# Brightest pixels tinted more than this are card colour, not white light. A hazy webcam's
-# cyan cast on the white disc reaches about 1.5 (set-b close-ups), and a card body pale
-# enough to stay under 1.55 is too washed out to vote anyway.
+_MAX_SIDE = 96  # the printed-colour test needs no detail; a small copy keeps it about a millisecond
+# Brightest pixels tinted more than this are card colour, not white light (a crop of only a
+# yellow or red body): the printed-colour test then leaves the crop's balance alone.
 _MAX_CAST = 1.55
 
 
@@ -41,6 +38,55 @@ def _as_bgr(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     if crop.shape[2] != 3:
         raise CompanionError(f"card_colour needs 3 or 4 channels, not {crop.shape[2]}")
     return crop, None
+
+
+class ColourReader:
+    """Names the colour of the card in each square crop: `probabilities(crops)` gives one row
+    of `COLOUR_CLASSES` probabilities per crop (the card reader's crops, any size)."""
+
+    def __init__(self, weights: str | Path | None = None) -> None:
+        from companion.reader import COLOUR_STEM, CardReader, default_reader_weights
+
+        path = Path(weights) if weights else default_reader_weights(COLOUR_STEM)
+        if path is None:
+            raise CompanionError(f"colour reader not found: models/{COLOUR_STEM}.onnx "
+                                 "(train one with `uno-companion train --colour`)")
+        # A colour is the same turned: one view is enough.
+        self._reader = CardReader(path, turns=(0,), classes=COLOUR_CLASSES, size=COLOUR_SIZE, what="colour reader")
+        self.path = self._reader.path
+        self.names = list(self._reader.names)
+        self._order = [self.names.index(c) for c in COLOUR_CLASSES]
+
+    def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(n, 4) probabilities in `COLOUR_CLASSES` order."""
+        if not len(crops):
+            return np.zeros((0, len(COLOUR_CLASSES)), np.float32)
+        small = [colour_input(_as_bgr(c)[0]) for c in crops]
+        return self._reader.probabilities(small)[:, self._order]
+
+
+@lru_cache(maxsize=1)
+def default_colour_reader() -> ColourReader:
+    """The shipped colour reader, loaded once."""
+    return ColourReader()
+
+
+def card_colour(bgr_crop: np.ndarray, reader: ColourReader | None = None) -> tuple[str | None, float]:
+    """(colour, probability) of the card filling the crop, read by the colour reader (the
+    shipped one unless `reader` is given); (None, 0.0) for a picture too small to tell.
+    It does not say whether the card is a wild: the card reader does.
+
+    >>> from companion.render import render_card
+    >>> card_colour(render_card("red_5", "classic", 120))[0]
+    'red'
+    """
+    if not isinstance(bgr_crop, np.ndarray) or bgr_crop.size == 0 or min(bgr_crop.shape[:2]) < 2:
+        if isinstance(bgr_crop, np.ndarray):
+            return None, 0.0
+        raise CompanionError("card_colour needs a BGR image array")
+    p = (reader or default_colour_reader()).probabilities([bgr_crop])[0]
+    k = int(p.argmax())
+    return COLOUR_CLASSES[k], round(float(p[k]), 3)
 
 
 def _white_balance(img: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -88,29 +134,6 @@ def _votes(bgr_crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return hue, strength * mask, mask
 
 
-def colour_shares(bgr_crop: np.ndarray) -> tuple[dict[str, float], float]:
-    """Each colour's share among the crop's coloured pixels, and the coloured coverage
-    (both centre-weighted; shares sum to 1, or are all 0 when nothing is coloured)."""
-    hue, strength, mask = _votes(bgr_crop)
-    h, w = hue.shape
-    ys = (np.arange(h, dtype=np.float32) - (h - 1) / 2) / max(h, 1)
-    xs = (np.arange(w, dtype=np.float32) - (w - 1) / 2) / max(w, 1)
-    centre = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * 0.3**2))
-    centre *= mask
-    weights = centre * strength
-    total_centre = float(centre.sum()) or 1.0
-    coverage = float(weights.sum()) / total_centre
-    sums = {}
-    for colour in COLORS:
-        in_range = np.zeros((h, w), bool)
-        for lo, hi in _HUE_RANGES[colour]:
-            in_range |= (hue >= lo) & (hue < hi)
-        sums[colour] = float(weights[in_range].sum())
-    total = sum(sums.values())
-    shares = {c: (s / total if total > 0 else 0.0) for c, s in sums.items()}
-    return shares, coverage
-
-
 def printed_colour(bgr_crop: np.ndarray) -> float:
     """The share of the crop (anywhere in it, not centre-weighted) that is printed colour.
     Every wild carries some (the four-colour oval, the coloured little cards, the
@@ -119,18 +142,4 @@ def printed_colour(bgr_crop: np.ndarray) -> float:
     return float(strength.sum()) / max(1.0, float(mask.sum()))
 
 
-def card_colour(bgr_crop: np.ndarray) -> tuple[str | None, float]:
-    """Return (colour, share): the card's colour and the share of its coloured pixels that
-    agree, or (None, 0.0) for a wild, a black card, or a picture too dull or small to tell.
-
-    >>> card_colour(np.full((40, 30, 3), (40, 40, 220), np.uint8))[0]
-    'red'
-    """
-    if isinstance(bgr_crop, np.ndarray) and (bgr_crop.size == 0 or min(bgr_crop.shape[:2]) < 2):
-        return None, 0.0
-    shares, coverage = colour_shares(bgr_crop)
-    best = max(shares, key=shares.__getitem__)
-    share = shares[best]
-    if coverage < _MIN_COVERAGE or share < _MIN_SHARE:
-        return None, 0.0
-    return best, round(float(share), 3)
+__all__ = ["ColourReader", "default_colour_reader", "card_colour", "printed_colour", "COLOUR_CLASSES"]

@@ -7,6 +7,7 @@ else the PyTorch weights) and checks each coloured card's colour against its pix
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -123,12 +124,11 @@ def _box_pixels(frame: np.ndarray, box: tuple[float, float, float, float]) -> np
 
 
 def pixel_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> tuple[str | None, float]:
-    """`colour.card_colour` of the box's pixels (clipped to the frame); (None, 0.0) for a box
-    too small to tell."""
+    """The colour reader's (colour, probability) for the box's card, read from the same
+    square crop the card reader sees; (None, 0.0) for a box too small to tell."""
     from companion.colour import card_colour
 
-    pixels = _box_pixels(frame, box)
-    return (None, 0.0) if pixels is None else card_colour(pixels)
+    return (None, 0.0) if _box_pixels(frame, box) is None else card_colour(crop_square(frame, box))
 
 
 # A wild read in a box with less printed colour than this is something black that is not a
@@ -193,7 +193,8 @@ class YoloDetector:
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
-                 reader: str | Path | None | bool = True) -> None:
+                 reader: str | Path | None | bool = True, colour: str | Path | None | bool = True,
+                 calibration: Any = None, learn_colours: bool = True) -> None:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
@@ -202,8 +203,17 @@ class YoloDetector:
 
         from companion.reader import CardReader, default_reader_weights
 
+        from companion.colour import ColourReader
+
         reader_path = default_reader_weights() if reader is True else (Path(reader) if reader else None)
         self.reader = CardReader(reader_path) if reader_path is not None else None
+        self.colour_reader = ColourReader(None if colour is True else colour) if colour else None
+        # The table's own colour groups (calibration.py), when set up or learnt in play.
+        self.calibration = calibration
+        self.learn_colours = learn_colours
+        self._play_calibrator: Any = None
+        # The vision thread and the host page's calibration share the model: one at a time.
+        self._lock = threading.RLock()
 
         self.path = path
         self.model = YOLO(str(path), task="detect")
@@ -247,8 +257,10 @@ class YoloDetector:
     def detect(self, frame: np.ndarray) -> list[Detection]:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
             raise CompanionError("detect() needs a BGR image")
-        if self.reader is not None:
-            return self._detect_and_read(frame)
+        with self._lock:
+            return self._detect_and_read(frame) if self.reader is not None else self._detect_alone(frame)
+
+    def _detect_alone(self, frame: np.ndarray) -> list[Detection]:
         results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
                                           verbose=False, device="cpu")
         result = results[0]
@@ -287,29 +299,120 @@ class YoloDetector:
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.
         trusts = [0.5 + 0.5 * min(1.0, det_conf / 0.5) for _, _, det_conf in candidates]
-        reads = self._read(frame, [box for box, _, _ in candidates])
+        boxes = [box for box, _, _ in candidates]
+        crops = [crop_square(frame, box) for box in boxes]
+        symbols, sure_of = self._symbols(frame, boxes, crops)
+        colours = self._colours(crops)
+        names = list(self.reader.names)  # type: ignore[union-attr]
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
         # surest boxes first, so each weak box is judged against every sure one
-        for (box, det_name, det_conf), trust, (symbol, p) in sorted(
-                zip(candidates, trusts, reads), key=lambda c: -c[0][2]):
+        for i in sorted(range(len(candidates)), key=lambda i: -candidates[i][2]):
+            box, det_name, det_conf = candidates[i]
+            symbol = names[int(symbols[i].argmax())]
             if symbol == NONE:
                 continue
             if det_conf < self.seam_conf and covered(box, sure) >= self.seam_cover:
                 continue
-            name = self._colour_symbol(frame, box, symbol, det_name)
-            if name is None:
+            if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
+                continue  # a black thing that is not a card
+            top = self._names(symbols[i], names, colours[i] if colours is not None else None, det_name)
+            if not top:
                 continue
-            confidence = p * trust
+            confidence = sure_of[i] * trusts[i]
             if confidence >= self.conf:
-                out.append(Detection(name, confidence, box))
+                out.append(Detection(top[0][0], confidence, box, top))
                 if det_conf >= self.seam_conf:
                     sure.append(box)
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
 
+    def _names(self, symbols: np.ndarray, names: list[str], colours: np.ndarray | None,
+               det_name: str | None) -> tuple[tuple[str, float], ...]:
+        """The three likeliest card names with probabilities: the symbol's probability times
+        the colour's for a coloured card, the symbol's alone for a wild. The best symbol's
+        card comes first (a close second symbol may still be named second)."""
+        from companion.colourcrops import COLOUR_CLASSES
+
+        if colours is None:  # no colour reader: the detector's colour, if it named one
+            colour = parse_card(det_name).color if det_name is not None else None
+            colours = np.array([1.0 if c == colour else 0.0 for c in COLOUR_CLASSES])
+            if colour is None:
+                colours = np.full(len(COLOUR_CLASSES), 1 / len(COLOUR_CLASSES))
+        scored: list[tuple[str, float]] = []
+        for k, symbol in enumerate(names):
+            if symbol == NONE:
+                continue
+            if symbol in CARD_NAMES:  # a wild names itself
+                scored.append((symbol, float(symbols[k])))
+            else:
+                scored += [(f"{c}_{symbol}", float(symbols[k] * colours[j])) for j, c in enumerate(COLOUR_CLASSES)]
+        best_symbol = names[int(symbols.argmax())]
+        scored.sort(key=lambda nc: (parse_card(nc[0]).symbol != best_symbol, -nc[1]))
+        first = scored[0]
+        rest = sorted(scored[1:], key=lambda nc: -nc[1])[:2]
+        return tuple((n, round(p, 4)) for n, p in (first, *rest))
+
+    def calibrate(self, pictures: Sequence[np.ndarray]) -> Any:
+        """Learn this camera's four colours from pictures of its cards (at least one card of
+        each colour among them; wilds are left out), use them from now on and return the
+        calibration (calibration.py). Raises CalibrationError, changing nothing, when the
+        pictures do not show four distinct colours."""
+        from companion.calibration import fit, ink
+
+        if self.colour_reader is None:
+            raise CompanionError("colour calibration needs the colour reader (models/uno-cards-colour.onnx)")
+        inks, crops = [], []
+        for picture in pictures:
+            if not isinstance(picture, np.ndarray) or picture.ndim != 3:
+                raise CompanionError("calibrate() needs BGR images")
+            for d in self.detect(picture):
+                if parse_card(d.card).color is not None:
+                    crop = crop_square(picture, d.box)
+                    crops.append(crop)
+                    inks.append(ink(crop))
+        calibration = fit(inks, self.colour_reader.probabilities(crops))
+        self.calibration = calibration
+        return calibration
+
+    def _colours(self, crops: list[np.ndarray]) -> np.ndarray | None:
+        """(n, 4) colour probabilities for the crops: the colour reader's, or the table's
+        calibration's when there is one (which also follows each sure read a little, and is
+        learnt from sure reads when no one set it up)."""
+        if self.colour_reader is None or not crops:
+            return None
+        reads = self.colour_reader.probabilities(crops)
+        if self.calibration is None and not self.learn_colours:
+            return reads
+        from companion.calibration import SURE, PlayCalibrator, ink
+        from companion.colourcrops import COLOUR_CLASSES
+
+        inks = [ink(c) for c in crops]
+        if self.calibration is None:
+            self._play_calibrator = self._play_calibrator or PlayCalibrator()
+            for value, p in zip(inks, reads):
+                learnt = self._play_calibrator.offer(value, p)
+                if learnt is not None:
+                    self.calibration = learnt
+                    break
+            return reads
+        calibrated = self.calibration.probabilities(np.stack(inks))
+        if self.learn_colours:
+            for value, p in zip(inks, calibrated):
+                if p.max() >= SURE:
+                    self.calibration.follow(value, COLOUR_CLASSES[int(p.argmax())])
+        return calibrated
+
     def _read(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> list[tuple[str, float]]:
-        """The reader's (symbol, probability) for each box, from two witnesses: the whole card
+        """The reader's (symbol, probability) for each box (see `_symbols`)."""
+        fused, sure_of = self._symbols(frame, boxes, [crop_square(frame, box) for box in boxes])
+        names = list(self.reader.names)  # type: ignore[union-attr]
+        return [(names[int(f.argmax())], p) for f, p in zip(fused, sure_of)]
+
+    def _symbols(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]],
+                 crops: list[np.ndarray]) -> tuple[np.ndarray, list[float]]:
+        """The reader's symbol probabilities for each box (one row of `reader.names` each) and
+        how sure it is that the box is that card, from two witnesses: the whole card
         and the surest of its four corner squares. A corner index is small but whole where a
         thumb covers half the big glyph (an 8 whose lower loop is hidden reads as a 9) or the
         picture cuts the card off; the whole card is sure where a corner is turned, blurred or
@@ -321,7 +424,7 @@ class YoloDetector:
         that the box is a card (a corner of clutter beside a card must not outrank it)."""
         reader: Any = self.reader
         names = list(reader.names)
-        whole = reader.probabilities([crop_square(frame, box) for box in boxes])
+        whole = reader.probabilities(crops)
         witness = np.array([n != NONE and n not in CARD_NAMES for n in names])  # a number or an action
         squares = [corner_squares(box) for box in boxes]
         cards = [i for i, p in enumerate(whole)  # no corners asked for "none" or a wild, or too small to read
@@ -334,19 +437,7 @@ class YoloDetector:
             sure = [c for c in reads if witness[int(c.argmax())]]
             if sure:
                 fused[i] = (whole[i] + max(sure, key=lambda c: float(c.max()))) / 2
-        return [(names[int(f.argmax())], float(p.max())) for f, p in zip(fused, whole)]
-
-    def _colour_symbol(self, frame: np.ndarray, box: tuple[float, float, float, float], symbol: str,
-                       det_name: str | None) -> str | None:
-        """The card name for a read symbol: a wild as it is (None if the box holds no printed
-        colour at all), a coloured symbol with the pixels' colour (the detector's colour when
-        the pixels cannot tell)."""
-        if symbol in CARD_NAMES:
-            return symbol if looks_like_a_wild(frame, box) else None
-        colour = pixel_colour(frame, box)[0]
-        if colour is None and det_name is not None:
-            colour = parse_card(det_name).color
-        return f"{colour}_{symbol}" if colour else None
+        return fused, [float(p.max()) for p in whole]
 
     def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
         if parse_card(name).is_wild:

@@ -1,15 +1,30 @@
-"""Accuracy of the recognizer on a photo set laid out one folder per card name."""
+"""Accuracy of the recognizer on a photo set laid out one folder per card name, as the photos
+are and under the fixed camera shifts of `companion.photometric` (the robustness benchmark)."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from companion.cards import CARD_NAMES, parse_card
-from companion.errors import InputFileError
+from companion.errors import CompanionError, InputFileError
+from companion.photometric import SHIFTS, apply_shift
+
+if TYPE_CHECKING:  # the detector module loads the model stack; only its types are needed here
+    from companion.detector import Detection, Detector
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+# The robustness benchmark's variants of a photo: as it is, then each camera shift.
+VARIANTS: tuple[str, ...] = ("none", *SHIFTS)
+# Issue 17's done-when figures for a photo set under the shifts: every variant's top-1 at
+# least TARGET_TOP1, and no card name's top-1 under TARGET_CARD on any variant.
+TARGET_TOP1, TARGET_CARD = 0.97, 0.90
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -22,6 +37,23 @@ class Report:
     colour_errors: int = 0
     # (image, true name, read name or None, its box or None) for every photo not read right
     misses: list[tuple[str, str, str | None, tuple[float, float, float, float] | None]] = field(default_factory=list)
+
+    def add(self, path: str, truth: str, found: Sequence[Detection]) -> None:
+        """Count one read of a photo (the detections, best first) against its true name."""
+        best = found[0].card if found else None
+        self.total += 1
+        stats = self.per_class[truth]
+        stats[1] += 1
+        if best == truth:
+            self.correct += 1
+            stats[0] += 1
+            return
+        self.misses.append((path, truth, best, found[0].box if found else None))
+        if best is not None:
+            self.confusions[(truth, best)] += 1
+            t, b = parse_card(truth), parse_card(best)
+            if t.symbol == b.symbol and t.color != b.color:
+                self.colour_errors += 1
 
     @property
     def not_found(self) -> list[str]:
@@ -59,33 +91,118 @@ def photo_set(root: Path, limit_per_class: int | None = None, seed: int = 0) -> 
     return pairs
 
 
-def evaluate(pairs: list[tuple[Path, str]], detector, progress=None) -> Report:
+def evaluate(pairs: list[tuple[Path, str]], detector: Detector, progress: Progress | None = None) -> Report:
+    """The detector's top-1 on the photos as they are."""
+    return evaluate_shifts(pairs, detector, ("none",), progress)["none"]
+
+
+def evaluate_shifts(pairs: list[tuple[Path, str]], detector: Detector, shifts: Sequence[str] = VARIANTS,
+                    progress: Progress | None = None) -> dict[str, Report]:
+    """One report per variant ("none" or a `photometric.SHIFTS` name), in the order given.
+    Each photo is decoded once and every variant is made from that one picture; `progress`
+    is told (photos done, photos) after each photo."""
     import cv2
 
-    report = Report()
+    reports = {name: Report() for name in shifts}
     for i, (path, truth) in enumerate(pairs):
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
-            report.unreadable.append(str(path))
-            continue
-        report.total += 1
-        found = detector.detect(frame)
-        best = found[0].card if found else None
-        stats = report.per_class[truth]
-        stats[1] += 1
-        if best == truth:
-            report.correct += 1
-            stats[0] += 1
+            for report in reports.values():
+                report.unreadable.append(str(path))
         else:
-            report.misses.append((str(path), truth, best, found[0].box if found else None))
-            if best is not None:
-                report.confusions[(truth, best)] += 1
-                t, b = parse_card(truth), parse_card(best)
-                if t.symbol == b.symbol and t.color != b.color:
-                    report.colour_errors += 1
+            # Every variant is made from this one decode: a detector that wrote into it would
+            # spoil the variants after it, so it fails loudly instead.
+            frame.setflags(write=False)
+            for name, report in reports.items():
+                report.add(str(path), truth, detector.detect(apply_shift(name, frame)))
         if progress:
             progress(i + 1, len(pairs))
-    return report
+    return reports
+
+
+def shift_names(spec: str) -> list[str]:
+    """The variants a `--shifts` value names: all of them ("none" first) for an empty value,
+    else the comma-separated names in the order given, each once."""
+    names = list(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
+    if not names:
+        return list(VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        # `--shifts` takes an optional value, so written before the folders it eats the first.
+        hint = " (a folder: put --shifts after the folders)" if Path(unknown[0]).is_dir() else ""
+        raise CompanionError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(VARIANTS)}")
+    return names
+
+
+def shift_summary(reports: dict[str, Report]) -> dict:
+    """The benchmark's verdict on one photo set's variants: the worst variant, the worst card
+    name (lowest top-1 on any variant, with that variant), every variant under TARGET_TOP1,
+    every (card, variant) under TARGET_CARD (worst first), and whether the set meets both."""
+    order = list(reports)
+    worst_shift = min(order, key=lambda n: reports[n].accuracy)  # the first of equals
+    cards = sorted((c / t, order.index(n), card, c, t)
+                   for n, r in reports.items() for card, (c, t) in r.per_class.items())
+
+    def card_dict(acc: float, i: int, card: str, c: int, t: int) -> dict:
+        return {"card": card, "shift": order[i], "top1": round(acc, 4), "correct": c, "images": t}
+
+    low_shifts = [{"shift": n, "top1": round(r.accuracy, 4)} for n, r in reports.items() if r.accuracy < TARGET_TOP1]
+    low_cards = [card_dict(*row) for row in cards if row[0] < TARGET_CARD]
+    return {
+        "worst_shift": {"shift": worst_shift, "top1": round(reports[worst_shift].accuracy, 4),
+                        "correct": reports[worst_shift].correct, "images": reports[worst_shift].total},
+        "worst_card": card_dict(*cards[0]) if cards else None,
+        "targets": {"shift_top1": TARGET_TOP1, "card_top1": TARGET_CARD},
+        "shifts_under_target": low_shifts, "cards_under_target": low_cards,
+        "meets_targets": bool(cards) and not low_shifts and not low_cards,
+    }
+
+
+def shifts_to_dict(reports: dict[str, Report]) -> dict:
+    """One photo set's benchmark as JSON: each variant's report, then the summary."""
+    return {"shifts": {n: r.to_dict() for n, r in reports.items()}, **shift_summary(reports)}
+
+
+def format_shifts(reports: dict[str, Report], name: str = "") -> str:
+    """One photo set's benchmark as text: a row per variant, the worst variant and card, and
+    a line that says whether the set meets the targets."""
+    summary = shift_summary(reports)
+    first = next(iter(reports.values()))
+    lines = [f"{name}: {first.total} photos under {len(reports)} variants",
+             f"  {'shift':<14} {'top-1':<18} {'colour confusions':>17} {'no card':>8}  worst confusion"]
+    for shift, r in reports.items():
+        top = ", ".join(f"{a}->{b} x{n}" for (a, b), n in r.confusions.most_common(1))
+        lines.append(f"  {shift:<14} {f'{r.accuracy:.1%} ({r.correct}/{r.total})':<18} "
+                     f"{r.colour_errors:>17} {len(r.not_found):>8}  {top}".rstrip())
+    ws, wc = summary["worst_shift"], summary["worst_card"]
+    worst = f"worst shift: {ws['shift']} {ws['top1']:.1%}"
+    if wc:
+        worst += f"; worst card: {wc['card']} {wc['top1']:.0%} ({wc['correct']}/{wc['images']}) under {wc['shift']}"
+    lines.append(worst)
+    targets = f"every shift >= {TARGET_TOP1:.0%}, no card under {TARGET_CARD:.0%}"
+    if summary["meets_targets"]:
+        lines.append(f"{name}: MEETS the targets ({targets})")
+    else:
+        why = []
+        if summary["shifts_under_target"]:
+            low = summary["shifts_under_target"]
+            why.append(f"{len(low)} shift(s) under {TARGET_TOP1:.0%} ("
+                       + ", ".join(f"{d['shift']} {d['top1']:.1%}" for d in low) + ")")
+        if summary["cards_under_target"]:
+            low = summary["cards_under_target"]
+            names = len({d["card"] for d in low})
+            why.append(f"{names} card name(s) under {TARGET_CARD:.0%} on some shift ("
+                       + ", ".join(f"{d['card']} {d['top1']:.0%} under {d['shift']}" for d in low[:5])
+                       + (", ..." if len(low) > 5 else "") + ")")
+        lines.append(f"{name}: does NOT meet the targets ({targets}): " + "; ".join(why or ["no photos read"]))
+    if first.unreadable:
+        lines.append(f"unreadable: {len(first.unreadable)}")
+    return "\n".join(lines)
+
+
+def folder_name(shift: str) -> str:
+    """A variant's name as a folder name ("green>yellow" -> "green-yellow")."""
+    return re.sub(r"[^A-Za-z0-9.+]+", "-", shift).strip("-")
 
 
 def format_report(report: Report, name: str = "") -> str:
@@ -100,9 +217,11 @@ def format_report(report: Report, name: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int = 160) -> list[Path]:
-    """Contact sheets of the missed photos: each tile is the photo with the chosen box drawn,
-    the true name on top (red) and the read name below (blue, "None" for no card)."""
+def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int = 160,
+                      shift: str = "none") -> list[Path]:
+    """Contact sheets of the missed photos: each tile is the photo (under `shift`, as it was
+    read, so the box fits it) with the chosen box drawn, the true name on top (red) and the
+    read name below (blue, "None" for no card)."""
     import cv2
     import numpy as np
 
@@ -113,6 +232,7 @@ def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int 
         frame = cv2.imread(path, cv2.IMREAD_COLOR)
         if frame is None:
             continue
+        frame = apply_shift(shift, frame)
         h, w = frame.shape[:2]
         t = cv2.resize(frame, (tile, tile), interpolation=cv2.INTER_AREA)
         if box is not None:
@@ -134,4 +254,6 @@ def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int 
     return sheets
 
 
-__all__ = ["Report", "photo_set", "evaluate", "format_report", "write_miss_sheets", "CARD_NAMES"]
+__all__ = ["Report", "photo_set", "evaluate", "evaluate_shifts", "shift_names", "shift_summary", "shifts_to_dict",
+           "format_report", "format_shifts", "folder_name", "write_miss_sheets", "VARIANTS", "TARGET_TOP1",
+           "TARGET_CARD", "CARD_NAMES"]

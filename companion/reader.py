@@ -20,12 +20,13 @@ from companion.detector import MODEL_STEM, MODELS_DIR, _offline, calm_onnx_sessi
 from companion.errors import CompanionError
 
 READER_STEM = f"{MODEL_STEM}-reader"
+COLOUR_STEM = f"{MODEL_STEM}-colour"
 
 
-def default_reader_weights() -> Path | None:
+def default_reader_weights(stem: str = READER_STEM) -> Path | None:
     """The reader shipped in models/ (ONNX preferred), or None when there is none."""
     for suffix in (".onnx", ".pt"):
-        path = MODELS_DIR / f"{READER_STEM}{suffix}"
+        path = MODELS_DIR / f"{stem}{suffix}"
         if path.exists():
             return path
     return None
@@ -39,11 +40,13 @@ class CardReader:
     views outvote one view's slip (measured on the real photos: 2.8x fewer misreads on the
     classic set, a sixth fewer on the webcam set; see models/README.md)."""
 
-    def __init__(self, weights: str | Path, turns: Sequence[int] = (0, 2)) -> None:
+    def __init__(self, weights: str | Path, turns: Sequence[int] = (0, 2), classes: Sequence[str] = SYMBOL_CLASSES,
+                 size: int = READER_SIZE, what: str = "card reader") -> None:
         self.path = Path(weights)
         self.turns = tuple(turns) or (0,)
+        self.size = size
         if not self.path.exists():
-            raise CompanionError(f"card reader not found: {self.path}")
+            raise CompanionError(f"{what} not found: {self.path}")
         self._session: Any = None
         self._model: Any = None
         if self.path.suffix == ".onnx":
@@ -51,7 +54,7 @@ class CardReader:
             self._session = calm_onnx_session(self.path)
             self._input = self._session.get_inputs()[0].name
             meta = self._session.get_modelmeta().custom_metadata_map
-            names = ast.literal_eval(meta["names"]) if "names" in meta else dict(enumerate(SYMBOL_CLASSES))
+            names = ast.literal_eval(meta["names"]) if "names" in meta else dict(enumerate(classes))
             shape = self._session.get_inputs()[0].shape
             self._batch = shape[0] if isinstance(shape[0], int) else None
         else:
@@ -61,12 +64,12 @@ class CardReader:
             self._model = YOLO(str(self.path), task="classify")
             names = self._model.names
         self.names = [names[i] for i in range(len(names))]
-        unknown = [n for n in self.names if n not in SYMBOL_CLASSES]
+        unknown = [n for n in self.names if n not in classes]
         if unknown:
-            raise CompanionError(f"{self.path.name} is not a card reader (unknown classes {unknown[:3]})")
+            raise CompanionError(f"{self.path.name} is not a {what} (unknown classes {unknown[:3]})")
 
     def read(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
-        """For each BGR crop (already square, READER_SIZE), the best symbol and its probability."""
+        """For each BGR crop (already square, `size`), the best class and its probability."""
         probs = self.probabilities(crops)
         return [(self.names[int(k)], float(p[k])) for k, p in zip(probs.argmax(axis=1), probs)]
 
@@ -80,7 +83,7 @@ class CardReader:
         if self._session is not None:
             probs = self._run_onnx(views)
         else:
-            results: Any = self._model.predict(views, imgsz=READER_SIZE, verbose=False, device="cpu")
+            results: Any = self._model.predict(views, imgsz=self.size, verbose=False, device="cpu")
             probs = np.stack([r.probs.data.cpu().numpy() for r in results])
         return probs.reshape(len(turns), len(crops), -1).mean(axis=0)
 
@@ -94,4 +97,4 @@ class CardReader:
         return np.concatenate([self._session.run(None, {self._input: batch[i:i + 1]})[0] for i in range(len(batch))])
 
 
-__all__ = ["CardReader", "default_reader_weights", "NONE", "READER_STEM"]
+__all__ = ["CardReader", "default_reader_weights", "NONE", "READER_STEM", "COLOUR_STEM"]

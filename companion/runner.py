@@ -98,6 +98,7 @@ class VisionLoop:
         self._resilient: ResilientSource | None = None
         self._recent: list[tuple[float, float]] = []  # (clock, seconds spent) per processed frame
         self.latest: Any = None  # the last frame seen, for the host's zone set-up snapshot
+        self.detector: Any = None  # the recognizer, for the host's colour calibration
         self._new_zones = threading.Event()
 
     def reload_zones(self) -> None:

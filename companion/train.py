@@ -10,14 +10,15 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from companion.detector import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
-from companion.reader import READER_STEM
+from companion.reader import COLOUR_STEM, READER_STEM
 
 WEIGHTS = MODELS_DIR / f"{MODEL_STEM}.pt"
 READER_WEIGHTS = MODELS_DIR / f"{READER_STEM}.pt"
+COLOUR_WEIGHTS = MODELS_DIR / f"{COLOUR_STEM}.pt"
 COMPOSITES = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "uno-cards-composites"
 
 
@@ -87,7 +88,18 @@ def train(recipe: Recipe) -> Path:
     ))
 
 
-def _fit(recipe: "Recipe | ReaderRecipe", task: str, data: Path, imgsz: int, name: str, dest: Path,
+def _no_polars_needed() -> None:
+    """ultralytics reads its results.csv back with polars only to tuck it into the saved
+    weights; where polars is not installed (a bare GPU box) the weights go without it."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        from ultralytics.engine.trainer import BaseTrainer
+
+        BaseTrainer.read_results_csv = lambda self: {}  # type: ignore[method-assign]
+
+
+def _fit(recipe: "Recipe | ReaderRecipe | ColourRecipe", task: str, data: Path, imgsz: int, name: str, dest: Path,
          augment: dict) -> Path:
     """Build the model (a yaml from scratch, a .pt continues from its weights), train it on
     every core, copy the best weights to `dest` and export ONNX beside them."""
@@ -113,6 +125,7 @@ def _fit(recipe: "Recipe | ReaderRecipe", task: str, data: Path, imgsz: int, nam
     if recipe.hours:
         args["time"] = recipe.hours
     _use_every_core()
+    _no_polars_needed()
     model.train(**args)
     best = recipe.work / "runs" / name / "weights" / "best.pt"
     if not best.exists():
@@ -180,15 +193,72 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
     return out
 
 
+def _train_classifier(recipe: Any, make_data: Callable[[Any], Path], size: int, name: str, dest: Path,
+                      augment: dict) -> Path:
+    """Offline, write the recipe's data (once), train the classifier and export it."""
+    recipe.work = Path(recipe.work).resolve()
+    offline_ultralytics(recipe.work / "ultralytics-config")
+    return _fit(recipe, "classify", make_data(recipe), size, name, dest, augment)
+
+
 def train_reader(recipe: ReaderRecipe) -> Path:
     """Cut the crops, train the reader, copy its best weights to models/ and export ONNX."""
     from companion.cardcrops import READER_SIZE
 
-    recipe.work = Path(recipe.work).resolve()
-    offline_ultralytics(recipe.work / "ultralytics-config")
-    data = generate_reader(recipe)
-    return _fit(recipe, "classify", data, READER_SIZE, "uno-reader", READER_WEIGHTS, dict(
+    return _train_classifier(recipe, generate_reader, READER_SIZE, "uno-reader", READER_WEIGHTS, dict(
         # No flips (a mirrored 2 is no card); crops are already the card, so only mild
         # re-cropping; RandAugment brings rotation, shear and photometric changes.
         fliplr=0.0, flipud=0.0, scale=0.15, erasing=0.25, auto_augment="randaugment",
+    ))
+
+
+@dataclass
+class ColourRecipe:
+    """What `uno-companion train --colour` does: the colour reader, which names a found
+    card's colour from its crop. Its crops are cut from freshly generated scenes, each under
+    a random camera and light (colourcrops.py); `images` is the number of scenes."""
+
+    work: Path = Path("work/colour")
+    images: int = 24000
+    seed: int = 0
+    model: str = "yolo11n-cls.yaml"
+    epochs: int = 30
+    hours: float | None = None
+    batch: int = 256
+    device: str = "cpu"
+    workers: int = 2
+    jobs: int = 2  # processes drawing the scenes
+
+
+def generate_colour(recipe: ColourRecipe) -> Path:
+    from ultralytics.utils import TQDM
+
+    from companion.colourcrops import write_colour_dataset
+
+    out = recipe.work / "colour-data"
+
+    def write() -> None:
+        bar = TQDM(desc="colour crops", unit="img")
+        last = [0]
+
+        def progress(n: int) -> None:
+            bar.update(n - last[0])
+            last[0] = n
+
+        write_colour_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
+        bar.close()
+
+    _once(out, f"{recipe.images}-{recipe.seed}", write)
+    return out
+
+
+def train_colour(recipe: ColourRecipe) -> Path:
+    """Draw the crops, train the colour reader, copy its best weights to models/ and export ONNX."""
+    from companion.colourcrops import COLOUR_SIZE
+
+    return _train_classifier(recipe, generate_colour, COLOUR_SIZE, "uno-colour", COLOUR_WEIGHTS, dict(
+        # A colour is the same mirrored or turned. No colour jitter or RandAugment here: the
+        # crops already went through random cameras, and a random hue turn would change the
+        # very thing the labels name.
+        fliplr=0.5, flipud=0.5, scale=0.3, erasing=0.2, auto_augment=None, hsv_h=0.0, hsv_s=0.0, hsv_v=0.0,
     ))

@@ -3,6 +3,8 @@ import subprocess
 import sys
 
 import cv2
+import threading
+
 import numpy as np
 import pytest
 
@@ -265,8 +267,12 @@ class _SureReader(_ReaderByBrightness):
 
 
 def _reading_detector(symbol: str, box) -> YoloDetector:
-    detector = object.__new__(YoloDetector)  # the reading steps only: no model needed
+    from companion.colour import default_colour_reader
+
+    detector = object.__new__(YoloDetector)  # the reading steps only: no card model needed
     detector.reader, detector.conf = _SureReader(symbol), 0.1
+    detector.colour_reader, detector.calibration, detector.learn_colours = default_colour_reader(), None, False
+    detector._lock = threading.RLock()
     detector._find = lambda frame: [(box, None, 0.9)]
     return detector
 

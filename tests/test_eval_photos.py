@@ -1,5 +1,6 @@
 """`eval-photos` as a user runs it, on a tiny folder tree with a stand-in model."""
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -75,3 +76,160 @@ def test_eval_photos_cli_bad_folder_is_one_line(tmp_path, capsys, make, message)
     assert cli_main(["eval-photos", str(make(tmp_path))]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+# --- `--shifts`: the robustness benchmark (camera shifts from companion/photometric.py).
+
+from companion.photometric import SHIFTS  # noqa: E402
+from companion.render import CARD_RGB  # noqa: E402
+
+
+def _hue_tree(root, per_class=2):
+    """Photos of plain card colours (render.CARD_RGB) as red/yellow/green/blue 5s, and black
+    wilds; each photo a little lighter than the one before."""
+    for colour, (r, g, b) in CARD_RGB.items():
+        (root / f"{colour}_5").mkdir()
+        for i in range(per_class):
+            bgr = tuple(min(255, v + 4 * i) for v in (b, g, r))
+            cv2.imwrite(str(root / f"{colour}_5" / f"{i}.png"), np.full((24, 24, 3), bgr, np.uint8))
+    (root / "wild").mkdir()
+    for i in range(per_class):
+        cv2.imwrite(str(root / "wild" / f"{i}.png"), np.full((24, 24, 3), 20 + 2 * i, np.uint8))
+    return root
+
+
+def _hue_reader(frame):
+    """A stand-in model that names a 5 by the picture's median hue in a fixed table (green
+    from 106 degrees up: the green>yellow shift pulls green's 136 to 102) and a dark picture
+    a wild."""
+    if frame.max() < 64:
+        return [Detection("wild", 0.9, (0, 0, 5, 5))]
+    hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+    hue = float(np.median(hsv[:, :, 0])) * 2
+    colour = ("red" if hue < 25 or hue >= 300 else "yellow" if hue < 106 else "green" if hue < 170 else "blue")
+    return [Detection(f"{colour}_5", 0.9, (0, 0, 5, 5))]
+
+
+@pytest.fixture
+def hue_reader(monkeypatch):
+    made = []
+
+    def make(*a, **k):
+        made.append(FakeDetector(script=_hue_reader))
+        return made[-1]
+
+    monkeypatch.setattr(companion.detector, "YoloDetector", make)
+    return made
+
+
+def test_shifts_table_names_the_shift_and_the_card_a_fixed_hue_reader_fails(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("  ") and "%" in line]
+    # One row per variant, in order: its name, then its top-1 (shift names hold one space at most).
+    assert [row[:16].strip() for row in rows] == ["none", *SHIFTS]
+    assert "100.0% (10/10)" in rows[0] and "100.0% (10/10)" in rows[1]
+    green = rows[1 + list(SHIFTS).index("green>yellow")]
+    assert "80.0% (8/10)" in green and green.split()[3] == "2" and "green_5->yellow_5 x2" in green
+    assert "worst shift: green>yellow 80.0%; worst card: green_5 0% (0/2) under green>yellow" in out
+    assert f"{root}: does NOT meet the targets" in out and "1 shift(s) under 97% (green>yellow 80.0%)" in out
+    assert "1 card name(s) under 90% on some shift (green_5 0% under green>yellow)" in out
+    assert hue_reader[0].calls == 10 * (1 + len(SHIFTS))
+
+
+def test_shifts_decodes_each_photo_once(tmp_path, monkeypatch, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    decoded = []
+    imread = cv2.imread
+    monkeypatch.setattr(cv2, "imread", lambda path, *a: decoded.append(path) or imread(path, *a))
+    assert cli_main(["eval-photos", str(root), "--shifts", "--json"]) == 0
+    assert len(decoded) == len(set(decoded)) == 10
+
+
+def test_shifts_json_has_every_variant_report_and_the_verdict(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)[str(root)]
+    assert list(result["shifts"]) == ["none", *SHIFTS]
+    green = result["shifts"]["green>yellow"]
+    assert (green["images"], green["correct"], green["top1"], green["colour_errors"]) == (10, 8, 0.8, 2)
+    assert green["per_class"]["green_5"] == 0.0
+    assert result["worst_shift"] == {"shift": "green>yellow", "top1": 0.8, "correct": 8, "images": 10}
+    assert result["worst_card"] == {"card": "green_5", "shift": "green>yellow", "top1": 0.0, "correct": 0, "images": 2}
+    assert result["shifts_under_target"] == [{"shift": "green>yellow", "top1": 0.8}]
+    assert [d["card"] for d in result["cards_under_target"]] == ["green_5"]
+    assert result["targets"] == {"shift_top1": 0.97, "card_top1": 0.9} and result["meets_targets"] is False
+
+
+def test_shifts_subset_runs_only_the_named_ones_in_order(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts", "8000K, none,8000K", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)[str(root)]
+    assert list(result["shifts"]) == ["8000K", "none"]
+    assert result["meets_targets"] is True and hue_reader[0].calls == 10 * 2
+
+
+def test_shifts_subset_that_meets_the_targets_says_so(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,hue+12"]) == 0
+    assert f"{root}: MEETS the targets (every shift >= 97%, no card under 90%)" in capsys.readouterr().out
+
+
+def test_shifts_with_limit_per_class_reads_the_sample_only(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path, per_class=4)
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,green>yellow", "--limit-per-class", "1",
+                     "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)[str(root)]
+    assert [r["images"] for r in result["shifts"].values()] == [5, 5]
+    assert result["worst_card"]["card"] == "green_5" and result["worst_card"]["images"] == 1
+
+
+def test_shifts_unknown_name_is_one_line_listing_the_known_ones_before_the_model_loads(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,sepia"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown camera shift 'sepia'" in err
+    assert "known: none, 2700K, 8000K, hue+12" in err and "third" in err
+    assert hue_reader == []
+
+
+def test_shifts_before_the_folders_says_where_it_goes(tmp_path, capsys, hue_reader):
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", "--shifts", str(root), str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "(a folder: put --shifts after the folders)" in err
+
+
+def test_limit_per_class_under_one_is_one_line(tmp_path, capsys, hue_reader):
+    assert cli_main(["eval-photos", str(_hue_tree(tmp_path)), "--limit-per-class", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--limit-per-class must be at least 1" in err
+
+
+def test_shifts_errors_writes_the_misses_of_each_shift_as_they_were_read(tmp_path, capsys, hue_reader):
+    (tmp_path / "set").mkdir()
+    root = _hue_tree(tmp_path / "set")
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,green>yellow", "--errors", str(tmp_path / "m")]) == 0
+    assert sorted(p.name for p in (tmp_path / "m" / "set").iterdir()) == ["green-yellow", "none"]
+    assert list((tmp_path / "m" / "set" / "none").iterdir()) == []
+    sheet = cv2.imread(str(tmp_path / "m" / "set" / "green-yellow" / "misses-01.png"))
+    assert sheet.shape == (160, 6 * 160, 3)
+    # The two green 5s' tiles show them as read: pulled to yellow-green, not the photo's green.
+    hue = cv2.cvtColor(sheet[60:100, 40:120], cv2.COLOR_BGR2HSV)[:, :, 0]
+    assert 45 <= np.median(hue) * 2 <= 106
+
+
+@pytest.mark.skipif(not (REAL := Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "real-photos"
+                         / "set-a").is_dir(), reason="the shared real photos are not beside the repository")
+def test_shifts_on_a_real_sample_with_the_shipped_model(capsys):
+    from companion.detector import default_weights
+
+    if not default_weights().exists():
+        pytest.skip("no shipped model")
+    assert cli_main(["eval-photos", str(REAL), "--limit-per-class", "1", "--shifts", "none,2700K", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)[str(REAL)]
+    assert list(result["shifts"]) == ["none", "2700K"]
+    for report in result["shifts"].values():
+        assert report["images"] == 54 and 0 <= report["top1"] <= 1  # no floor: the colour model is retraining
+    assert result["worst_card"]["shift"] in ("none", "2700K")

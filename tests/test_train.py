@@ -62,3 +62,15 @@ def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypa
     assert recipe.model == "yolo11n-cls.yaml" and recipe.batch == 64  # the reader's own defaults
     assert recipe.hours == 0.2 and recipe.seed == 3 and recipe.work == tmp_path  # the flags given
     assert recipe.composites is not None and recipe.composites.name == "uno-cards-composites"
+
+
+def test_colour_crops_are_written_one_folder_per_colour(tmp_path):
+    from companion.colourcrops import COLOUR_CLASSES, COLOUR_SIZE, write_colour_dataset
+
+    import cv2
+
+    out = write_colour_dataset(tmp_path / "colour", scenes=6, seed=3)
+    files = sorted(out.glob("*/*/*.jpg"))
+    assert files and {f.parent.name for f in files} <= set(COLOUR_CLASSES)
+    assert {f.parent.parent.name for f in files} <= {"train", "val"}
+    assert cv2.imread(str(files[0])).shape == (COLOUR_SIZE, COLOUR_SIZE, 3)

@@ -1,7 +1,10 @@
-"""Camera zone set-up for the host: the latest frame with the zones drawn, and saving edits.
+"""Camera set-up for the host: the latest frame with the zones drawn, saving zone edits, and
+calibrating the table's colours.
 
-The run command hands the app two things in config: SNAPSHOT (a callable returning the
-latest BGR frame, or None) and ZONES_PATH (the zones JSON file the watcher reads).
+The run command hands the app in config: SNAPSHOT (a callable returning the latest BGR frame,
+or None), ZONES_PATH (the zones JSON file the watcher reads), and with the card model
+CALIBRATE (a callable: a BGR picture of cards -> the colour calibration it now uses) and
+COLOURS_PATH (where that calibration is saved, beside the configuration).
 """
 from __future__ import annotations
 
@@ -79,3 +82,43 @@ def snapshot() -> Any:
             cv2.putText(image, name, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, color, 2)
     ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
     return Response(jpg.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/api/host/colours")
+@host_required
+def get_colours() -> Any:
+    from companion.calibration import ColourCalibration
+
+    path = current_app.config.get("COLOURS_PATH")
+    try:
+        calibration = ColourCalibration.load(path) if path else None
+    except CompanionError:
+        calibration = None
+    if calibration is None:
+        return jsonify(calibration=None, swatches=None)
+    return jsonify(calibration=calibration.to_dict(), swatches=calibration.swatches())
+
+
+@bp.post("/api/host/colours")
+@host_required
+def calibrate_colours() -> Any:
+    """Learn the four colours from the cards lying in the reveal area now; save them."""
+    from companion.calibration import CalibrationError
+
+    calibrate, path = current_app.config.get("CALIBRATE"), current_app.config.get("COLOURS_PATH")
+    if not callable(calibrate) or not path:
+        return jsonify(error="colour calibration needs a camera and the card model"), 409
+    frame = _frame()
+    if frame is None:
+        return jsonify(error="no camera frame yet"), 409
+    h, w = frame.shape[:2]
+    x1, y1, x2, y2 = (int(v) for v in _zones().scaled_to(w, h).bbox("reveal"))
+    area = frame[max(0, y1):min(h, y2), max(0, x1):min(w, x2)]
+    if area.size == 0:
+        return jsonify(error="the reveal area is outside the camera picture: set the zones first"), 409
+    try:
+        calibration = calibrate(area)
+    except CalibrationError as exc:
+        return jsonify(error=str(exc)), 422
+    calibration.save(path)
+    return jsonify(ok=True, calibration=calibration.to_dict(), swatches=calibration.swatches())

@@ -1,10 +1,14 @@
-"""`uno-companion eval-photos DIR`: top-1 accuracy on a folder-per-card photo set."""
+"""`uno-companion eval-photos DIR`: top-1 accuracy on a folder-per-card photo set, as the
+photos are or (`--shifts`) under the fixed camera shifts of the robustness benchmark."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
+
+from companion.errors import CompanionError
 
 HELP = "accuracy on a folder-per-card photo set"
 
@@ -18,33 +22,76 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader", type=Path, default=None,
                         help="second-stage reader weights (default: the shipped reader, if any)")
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
+    parser.add_argument("--shifts", nargs="?", const="", default=None, metavar="NAME,NAME",
+                        help="robustness benchmark: read every photo as it is (none) and under each fixed "
+                             "camera shift (companion/photometric.py), or only the named ones; put it "
+                             "after the folders")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--errors", type=Path, default=None, metavar="DIR",
-                        help="write contact sheets of the missed photos here (one sub-folder per set)")
+                        help="write contact sheets of the missed photos here (one sub-folder per set, "
+                             "and per shift with --shifts)")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def _progress(label: str, reads_per_photo: int, shifts: bool):
+    """A progress callback for one set: a line rewritten in place on a terminal; for a
+    benchmark run logged to a file, a line at each tenth (it takes minutes)."""
+    start = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if tty:
+            spent = time.monotonic() - start
+            eta = f", {_duration(spent / done * (total - done))} left" if shifts else ""
+            print(f"\r{label}: {done}/{total} photos{eta}  ", end="", file=sys.stderr)
+        elif shifts and (done * 10 // total > (done - 1) * 10 // total):
+            spent = time.monotonic() - start
+            print(f"{label}: {done}/{total} photos, {_duration(spent)} "
+                  f"({spent / (done * reads_per_photo) * 1000:.0f} ms a read)", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def main(args: argparse.Namespace) -> int:
     from companion.detector import YoloDetector
-    from companion.evaluation import evaluate, format_report, photo_set, write_miss_sheets
+    from companion.evaluation import (evaluate, evaluate_shifts, folder_name, format_report, format_shifts,
+                                      photo_set, shift_names, shifts_to_dict, write_miss_sheets)
 
-    sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]  # refuse bad folders first
+    # Every mistake in the call is said before the model loads.
+    if args.limit_per_class is not None and args.limit_per_class < 1:
+        raise CompanionError("--limit-per-class must be at least 1")
+    shifts = shift_names(args.shifts) if args.shifts is not None else None
+    sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True))
     out = {}
     for d, pairs in sets:
-        def progress(done: int, total: int) -> None:
-            if sys.stderr.isatty():
-                print(f"\r{d.name}: {done}/{total}", end="", file=sys.stderr)
-
-        report = evaluate(pairs, detector, progress)
+        progress = _progress(d.name, len(shifts or ["none"]), shifts is not None)
+        start = time.monotonic()
+        if shifts is None:
+            reports = {"none": evaluate(pairs, detector, progress)}
+            out[str(d)] = reports["none"].to_dict()
+            text = format_report(reports["none"], str(d))
+        else:
+            reports = evaluate_shifts(pairs, detector, shifts, progress)
+            out[str(d)] = shifts_to_dict(reports)
+            text = format_shifts(reports, str(d))
         if sys.stderr.isatty():
             print(file=sys.stderr)
-        out[str(d)] = report.to_dict()
+        if shifts is not None:
+            spent = time.monotonic() - start
+            print(f"{d.name}: {len(pairs)} photos x {len(shifts)} variants in {_duration(spent)} "
+                  f"({spent / max(1, len(pairs) * len(shifts)) * 1000:.0f} ms a read)", file=sys.stderr)
         if not args.json:
-            print(format_report(report, str(d)))
+            print(text, flush=True)
         if args.errors is not None:
-            sheets = write_miss_sheets(report, args.errors / d.name)
-            print(f"{len(report.misses)} misses of {d} on {len(sheets)} sheets in {args.errors / d.name}", file=sys.stderr)
+            for shift, report in reports.items():
+                folder = args.errors / d.name if shifts is None else args.errors / d.name / folder_name(shift)
+                sheets = write_miss_sheets(report, folder, shift=shift)
+                print(f"{len(report.misses)} misses of {d} on {len(sheets)} sheets in {folder}", file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=1))
     return 0

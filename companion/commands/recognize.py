@@ -1,4 +1,7 @@
-"""`uno-companion recognize IMAGE... [--json]`: name the cards in pictures."""
+"""`uno-companion recognize IMAGE... [--json] [--calibrate PHOTO...]`: name the cards in pictures.
+
+With --json each card carries `top`: its three likeliest names with probabilities (the first is
+`card`), for anything that weighs the reading against what else it knows (the referee does)."""
 from __future__ import annotations
 
 import argparse
@@ -18,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader", type=Path, default=None,
                         help="second-stage reader weights (default: the shipped reader, if any)")
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
+    parser.add_argument("--calibrate", nargs="+", metavar="PHOTO", default=None,
+                        help="photos of cards from the same camera (at least one of each colour): learn how it "
+                             "shows the four colours first, and read the images with that")
 
 
 def recognize(paths: list[str], detector) -> list[dict]:
@@ -35,6 +41,21 @@ def recognize(paths: list[str], detector) -> list[dict]:
     return out
 
 
+def _pictures(paths: list[str]) -> list:
+    """The calibration photos, read; a missing or unreadable one is a one-line error."""
+    import cv2
+
+    from companion.errors import InputFileError
+
+    pictures = []
+    for path in paths:
+        picture = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if picture is None:
+            raise InputFileError(f"{path}: {'no such file' if not Path(path).exists() else 'not a readable image'}")
+        pictures.append(picture)
+    return pictures
+
+
 def main(args: argparse.Namespace) -> int:
     from companion.detector import YoloDetector
     from companion.errors import CompanionError
@@ -42,7 +63,13 @@ def main(args: argparse.Namespace) -> int:
     if not 0 < args.conf < 1:
         raise CompanionError("--conf must be between 0 and 1")
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
-                            reader=False if args.no_reader else (args.reader or True))
+                            reader=False if args.no_reader else (args.reader or True), learn_colours=False)
+    if args.calibrate:
+        import sys
+
+        calibration = detector.calibrate(_pictures(args.calibrate))
+        swatches = ", ".join(f"{c} {hexa}" for c, hexa in calibration.swatches().items())
+        print(f"colours calibrated from {sum(calibration.samples.values())} cards: {swatches}", file=sys.stderr)
     results = recognize(args.images, detector)
     if args.json:
         print(json.dumps(results, indent=1))

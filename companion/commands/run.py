@@ -116,10 +116,24 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
 # -- building the parts -------------------------------------------------------------------------
 
 
-def make_detector(config: Config) -> Any:
+def colours_file(config: Config) -> Path:
+    """Where the host page saves the table's colour calibration: beside the configuration file."""
+    return (config.path or default_config_path()).parent / "colours.json"
+
+
+def make_detector(config: Config, colours: Path | None = None, say: Callable[[str], None] = print) -> Any:
+    """The card model, with the table's saved colour calibration when `colours` names one."""
     from companion.detector import YoloDetector
 
     options: dict[str, Any] = {}
+    if colours is not None and colours.exists():
+        from companion.calibration import ColourCalibration
+
+        try:
+            options["calibration"] = ColourCalibration.load(colours)
+            say(f"vision: card colours as calibrated at this table ({colours})")
+        except CompanionError as exc:  # a damaged file must not stop the table: say so, read uncalibrated
+            say(f"vision: colour calibration ignored: {exc}")
     if config.vision.get("model"):
         options["model"] = config.vision["model"]
     if config.vision.get("imgsz"):
@@ -226,6 +240,10 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) ->
     if vision is not None:  # camera zone set-up on the host page
         settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
                         ZONES_SAVED=vision.reload_zones)
+        detector = getattr(vision, "detector", None)
+        if callable(getattr(detector, "calibrate", None)):
+            settings.update(CALIBRATE=lambda picture: detector.calibrate([picture]),
+                            COLOURS_PATH=str(colours_file(config)))
     return create_app(settings, referee=referee)
 
 
@@ -380,7 +398,8 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         say("vision: demo cards are named from the video's true log, not by the card model (--log-names)")
     else:
         try:
-            detector = make_detector(config)
+            # The demo video is drawn, not filmed by this table's camera: no table calibration.
+            detector = make_detector(config, None if kind == "demo" else colours_file(config), say)
             if kind == "demo":
                 say("vision: the demo's cards are recognised by the card model (--log-names: from the video's log)")
         except ModelMissingError as exc:
@@ -400,7 +419,7 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         base_zones = Zones.load(DEMO_DIR / "zones.json")
     make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"], base_zones,
                                         None if kind == "demo" else zones_file(config))
-    return VisionLoop(
+    loop = VisionLoop(
         referee,
         make_source,
         make_watcher,
@@ -412,6 +431,8 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
         annotate=bot.annotate if bot is not None else None,
         before_frame=before_frame,
     )
+    loop.detector = detector  # the host page's colour calibration talks to it
+    return loop
 
 
 def _video_size(path: Path) -> tuple[int, int]:

@@ -26,6 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader", action="store_true",
                         help="train the second stage (names the card in a detector's crop) instead of the detector; "
                              "--model, --epochs, --time and --batch then default to the reader's recipe")
+    parser.add_argument("--colour", action="store_true",
+                        help="train the colour reader (names a found card's colour under any camera and light); "
+                             "--images is then the number of scenes its crops are cut from, and --model, --epochs, "
+                             "--time and --batch default to its recipe")
+    parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour reader's scenes")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
 
@@ -39,11 +44,23 @@ def main(args: argparse.Namespace) -> int:
     for key in ("images", "val_images", "imgsz", "epochs", "batch"):
         if getattr(args, key) < 1:
             raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
+    if args.reader and args.colour:
+        raise CompanionError("--reader and --colour train different models: choose one")
+    given = {k: getattr(args, k) for k in ("model", "epochs", "hours", "batch", "images") if getattr(args, k) != getattr(d, k)}
+    if args.colour:
+        from companion.train import ColourRecipe, train_colour
+
+        c = ColourRecipe()
+        colour = ColourRecipe(work=args.work if args.work != d.work else c.work,
+                              images=given.get("images", c.images), seed=args.seed, device=args.device,
+                              workers=args.workers, jobs=args.jobs or c.jobs, model=given.get("model", c.model),
+                              epochs=given.get("epochs", c.epochs), hours=given.get("hours", c.hours) or None, batch=given.get("batch", c.batch))
+        train_colour(colour)
+        return 0
     if args.reader:
         from companion.train import ReaderRecipe, train_reader
 
         r = ReaderRecipe()
-        given = {k: getattr(args, k) for k in ("model", "epochs", "hours", "batch") if getattr(args, k) != getattr(d, k)}
         reader = ReaderRecipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
                               composites=args.composites or r.composites, device=args.device, workers=args.workers,
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),

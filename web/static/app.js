@@ -131,6 +131,20 @@ on("pointsform", "submit", (e) => { e.preventDefault(); post("/api/host/points",
 on("fixform", "submit", (e) => { e.preventDefault(); post("/api/host/score_fix", { hand: parseInt($("fixhand").value, 10), player: $("fixplayer").value, points: parseInt($("fixpts").value, 10) }); });
 on("correctform", "submit", (e) => { e.preventDefault(); post("/api/host/correct", { event: parseInt($("corrnum").value, 10), card: $("corrcard").value.trim() }); });
 on("cardform", "submit", (e) => { e.preventDefault(); post("/api/host/card", { type: "play", card: $("cardname").value.trim() }); });
+function showSwatches(sw) {
+  const box = $("swatches"); if (!box) return; box.textContent = "";
+  if (!sw) { box.textContent = "not calibrated: colours are read as the model learned them"; return; }
+  for (const [name, hex] of Object.entries(sw)) {
+    const s = document.createElement("span"); s.className = "swatch"; s.textContent = name;
+    s.style.background = hex; s.style.color = "#fff"; s.style.padding = "0.4em 0.8em"; s.style.borderRadius = "6px";
+    box.appendChild(s);
+  }
+}
+if ($("swatches")) fetch("/api/host/colours").then(r => r.json()).then(c => showSwatches(c.swatches));
+on("calibrate", "click", async () => {
+  const r = await post("/api/host/colours");
+  if (r.ok) { showSwatches(r.data.swatches); $("calibrate").textContent = "Calibrate again"; toast("colours calibrated"); }
+});
 if ($("zonesjson")) fetch("/api/host/zones").then(r => r.json()).then(z => { $("zonesjson").value = JSON.stringify(z); });
 on("zonesform", "submit", async (e) => {
   e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast("zones: not JSON"); return; }
