@@ -254,6 +254,57 @@ def write_miss_sheets(report: Report, out: Path, per_sheet: int = 24, tile: int 
     return sheets
 
 
+# -- how far the recognizer's probabilities can be taken at their word ------------------------------
+
+
+def photo_readings(pairs: list[tuple[Path, str]], detector: Detector) -> list[tuple[str, tuple[tuple[str, float], ...]]]:
+    """(true name, readings of the surest card found) for each photo in which a card is found."""
+    import cv2
+
+    out = []
+    for path, truth in pairs:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        found = detector.detect(frame) if frame is not None else []
+        if found:
+            out.append((truth, found[0].readings()))
+    return out
+
+
+def reading_sharpness(reads: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> float:
+    """The temperature T that makes the recognizer's readings honest probabilities: each
+    reading's p ** T, with what the readings leave (1 - their sum) as one more outcome,
+    renormalised; T (0.1 steps from 0.5 to 8) is the one under which the true names are
+    likeliest. Over 1 the recognizer's second and third names are likelier in its words than
+    they turn out to be."""
+    import math
+
+    def log_likelihood(t: float) -> float:
+        total = 0.0
+        for truth, readings in reads:
+            ps = [max(1e-9, float(p)) for _, p in readings] + [max(1e-6, 1.0 - sum(p for _, p in readings))]
+            names = [name for name, _ in readings]
+            k = names.index(truth) if truth in names else len(names)
+            total += t * math.log(ps[k]) - math.log(sum(p ** t for p in ps))
+        return total
+
+    if not reads:
+        raise CompanionError("no readings to measure")
+    return max((log_likelihood(k / 10), k / 10) for k in range(5, 81))[1]
+
+
+def measure_sharpness(folders: Sequence[str | Path]) -> dict:
+    """`reading_sharpness` of the shipped recognizer on photo sets (folder per card), each
+    read by its own recognizer (a set is one camera) that does not learn the table's colours
+    as it goes (the sets' photos are in no order of play)."""
+    from companion.detector import YoloDetector
+
+    reads = []
+    for folder in folders:
+        reads += photo_readings(photo_set(Path(folder)), YoloDetector(learn_colours=False))
+    right = sum(1 for truth, readings in reads if readings[0][0] == truth)
+    return {"photos": len(reads), "right": right, "sharpness": reading_sharpness(reads)}
+
+
 __all__ = ["Report", "photo_set", "evaluate", "evaluate_shifts", "shift_names", "shift_summary", "shifts_to_dict",
            "format_report", "format_shifts", "folder_name", "write_miss_sheets", "VARIANTS", "TARGET_TOP1",
-           "TARGET_CARD", "CARD_NAMES"]
+           "TARGET_CARD", "CARD_NAMES", "photo_readings", "reading_sharpness", "measure_sharpness"]

@@ -233,3 +233,14 @@ def test_shifts_on_a_real_sample_with_the_shipped_model(capsys):
     for report in result["shifts"].values():
         assert report["images"] == 54 and 0 <= report["top1"] <= 1  # no floor: the colour model is retraining
     assert result["worst_card"]["shift"] in ("none", "2700K")
+
+
+def test_reading_sharpness_is_one_for_honest_readings_and_more_for_overstated_runner_ups():
+    from companion.evaluation import reading_sharpness
+
+    # honest: read 0.8 / 0.2, and the second name is the card one time in five
+    honest = [("red_5", (("red_5", 0.8), ("red_6", 0.2)))] * 8 + [("red_6", (("red_5", 0.8), ("red_6", 0.2)))] * 2
+    assert reading_sharpness(honest) == 1.0
+    # overstated: the second name at 0.2 is the card one time in fifty
+    overstated = honest[:8] * 6 + honest[8:9]
+    assert reading_sharpness(overstated) > 1.5

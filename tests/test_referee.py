@@ -389,7 +389,7 @@ def test_referee_keeps_a_clear_illegal_reading_and_flags_the_play(store: EventSt
     # must still catch a real illegal card.
     referee = Referee(store)
     _submit_all(referee, [*HAND, {"type": "flip", "card": "red_6"}])
-    notices = referee.submit(lay("blue_2", ("blue_2", 0.999), ("red_2", 0.001)), "camera")
+    notices = referee.submit(lay("blue_2", ("blue_2", 0.93), ("red_2", 0.05)), "camera")
     assert [n["kind"] for n in notices] == ["illegal_play"]
     assert store.events(referee.game_id)[-1] == {"type": "play", "card": "blue_2"}
     assert referee.state["waiting_for"] == "take_back"
