@@ -48,6 +48,9 @@ class Step:
     cards: list[str] = field(default_factory=list)
     lines: list[dict] = field(default_factory=list)  # the visible line first (if any), then others
     before: list[dict] = field(default_factory=list)  # lines logged as the step starts (uno)
+    # how a flip or play is laid: "" as usual, "crooked" (at a slant, half off the pile) or
+    # "hover" (held still at the pile's edge a while, then laid)
+    style: str = ""
 
 
 def _matches(card: str, top: str, color: str | None) -> bool:
@@ -323,7 +326,10 @@ class TableVideo:
         spec: VideoSpec | None = None,
         renderer: Callable[[str, str, int], np.ndarray] | None = None,
         zones: Zones | None = None,
+        background: Callable[[int, int], np.ndarray] | None = None,
     ):
+        """`renderer(name, design, height)` draws a card face (BGRA), `background(width,
+        height)` the empty table (BGR); by default render_card and a felt."""
         import cv2
 
         self.cv2 = cv2
@@ -338,6 +344,7 @@ class TableVideo:
 
             renderer = render_card
         self._renderer = renderer
+        self._background = background
         self._faces: dict[str, np.ndarray] = {}
         self.truth: list[dict] = []
         self.pile: list[Placed] = []
@@ -381,6 +388,21 @@ class TableVideo:
     def _make_table(self) -> np.ndarray:
         cv2 = self.cv2
         s = self.spec
+        if self._background is not None:
+            table = np.ascontiguousarray(self._background(s.width, s.height)[:, :, :3])
+            if table.shape != (s.height, s.width, 3) or table.dtype != np.uint8:
+                raise CompanionError(f"the background must be a {s.width}x{s.height} BGR image")
+        else:
+            table = self._felt()
+        # the draw pile: a few backs, slightly out of line
+        cx, cy = self._draw_centre_guess()
+        for k in range(4):
+            self._paste(table, self.face("back"), Placed("back", cx + k * 1.5, cy - k * 1.5, 3 - 2 * k), lift=0)
+        return table
+
+    def _felt(self) -> np.ndarray:
+        cv2 = self.cv2
+        s = self.spec
         rng = self.rng
         base = np.array(self.prng.choice([(55, 105, 40), (60, 70, 120), (90, 80, 70), (45, 60, 95)]), np.float32)
         low = cv2.resize(rng.normal(0, 1, (6, 8)).astype(np.float32), (s.width, s.height), interpolation=cv2.INTER_CUBIC)
@@ -389,12 +411,7 @@ class TableVideo:
         yy, xx = np.mgrid[0:s.height, 0:s.width].astype(np.float32)
         vign = 1 - 0.25 * (((xx - s.width / 2) / s.width) ** 2 + ((yy - s.height / 2) / s.height) ** 2)
         img *= vign[..., None]
-        table = np.clip(img, 0, 255).astype(np.uint8)
-        # the draw pile: a few backs, slightly out of line
-        cx, cy = self._draw_centre_guess()
-        for k in range(4):
-            self._paste(table, self.face("back"), Placed("back", cx + k * 1.5, cy - k * 1.5, 3 - 2 * k), lift=0)
-        return table
+        return np.clip(img, 0, 255).astype(np.uint8)
 
     def _draw_centre_guess(self) -> tuple[float, float]:
         if self.zones.draw:
@@ -609,16 +626,14 @@ class TableVideo:
                 self._log(line, self._now())
             return
         if step.kind in ("flip", "play"):
-            cx, cy = self.pile_centre
-            top = self.pile[-1] if self.pile else None
-            while True:  # a new card never lands exactly on the old one
-                p = Placed(step.card or "back", cx + self.prng.uniform(-22, 22), cy + self.prng.uniform(-20, 20), self.prng.uniform(-35, 35))
-                if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 12 or abs(p.angle - top.angle) > 12:
-                    break
+            p = self._landing(step)
             dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
             n = math.hypot(dx, dy) or 1.0
             palm = (p.cx - dx / n * lead, p.cy - dy / n * lead)
-            yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
+            if step.style == "hover":
+                yield from self._hover(seat_pt, p, palm)
+            else:
+                yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
             self.pile.append(p)
             self._touch()
             visible = self._log(step.lines[0])
@@ -678,6 +693,42 @@ class TableVideo:
             yield from self._idle(self.prng.uniform(0.3, 0.8))
         elif step.kind == "reveal":
             yield from self._reveal(step, seat_pt)
+
+    def _landing(self, step: Step) -> Placed:
+        """Where a flip or play comes to rest on the pile."""
+        cx, cy = self.pile_centre
+        top = self.pile[-1] if self.pile else None
+        if step.style == "crooked":
+            # half off the pile, at a slant: the card's centre half a card from the pile's
+            # centre, still inside the discard zone
+            x0, y0, x1, y1 = self.zones.bbox("discard")
+            ang = self.prng.uniform(0, 2 * math.pi)
+            d = self.prng.uniform(0.35, 0.5) * self.spec.card_height
+            px = min(max(cx + d * math.cos(ang), x0 + 40), x1 - 40)
+            py = min(max(cy + d * math.sin(ang), y0 + 40), y1 - 40)
+            return Placed(step.card or "back", px, py, self.prng.choice((-1, 1)) * self.prng.uniform(40, 80))
+        while True:  # a new card never lands exactly on the old one
+            p = Placed(step.card or "back", cx + self.prng.uniform(-22, 22), cy + self.prng.uniform(-20, 20), self.prng.uniform(-35, 35))
+            if top is None or math.hypot(p.cx - top.cx, p.cy - top.cy) > 12 or abs(p.angle - top.angle) > 12:
+                return p
+
+    def _hover(self, seat_pt, final: Placed, palm):
+        """Carry the card to the pile's near edge, hold it there still (a player making up
+        their mind), then lay it: the card is in the hand the whole time, so nothing is laid
+        before the last move."""
+        s = self.spec
+        dx, dy = final.cx - seat_pt[0], final.cy - seat_pt[1]
+        n = math.hypot(dx, dy) or 1.0
+        back = 0.75 * s.card_height  # the held card overlaps the pile's edge
+        edge = (palm[0] - dx / n * back, palm[1] - dy / n * back)
+        hold = self._hold_card(seat_pt, final)
+        yield from self._reach(seat_pt, edge, hold, self.prng.uniform(0.5, 0.9))
+        held = hold(edge, 0.0)
+        for _ in range(self._frames_for(self.prng.uniform(1.0, 2.5))):
+            j = (self.prng.uniform(-1.5, 1.5), self.prng.uniform(-1.5, 1.5))
+            pm = (edge[0] + j[0], edge[1] + j[1])
+            yield self._frame((seat_pt, pm), [Placed(p.name, p.cx + j[0], p.cy + j[1], p.angle) for p in held])
+        yield from self._reach(edge, palm, hold, self.prng.uniform(0.3, 0.5), seat=seat_pt)
 
     def _reveal(self, step: Step, seat_pt):
         s = self.spec
@@ -740,8 +791,11 @@ def make_video(
     spec: VideoSpec | None = None,
     steps: Sequence[Step] | None = None,
     renderer: Callable[[str, str, int], np.ndarray] | None = None,
+    background: Callable[[int, int], np.ndarray] | None = None,
 ) -> list[dict]:
-    """Write a table video and its truth (OUT.jsonl); returns the truth lines."""
+    """Write a table video and its truth (OUT.jsonl); returns the truth lines.
+
+    `renderer` and `background` replace the drawn faces and the felt (see TableVideo)."""
     out = Path(out)
     if out.suffix.lower() not in (".mp4", ".avi"):
         raise InputFileError(f"video name {str(out)!r} must end in .mp4 or .avi")
@@ -749,7 +803,7 @@ def make_video(
         raise InputFileError(f"folder {str(out.parent)!r} does not exist")
     spec = spec or VideoSpec(seed=seed)
     steps = list(steps) if steps is not None else plan_session(plays, players=players, seed=seed)
-    video = TableVideo(steps, spec, renderer=renderer)
+    video = TableVideo(steps, spec, renderer=renderer, background=background)
     tmp = out.with_name(out.stem + ".part" + out.suffix)
     writer = _writer(tmp, spec.fps, (spec.width, spec.height))
     try:

@@ -6,11 +6,16 @@ events, wrong card names and wrong flip/play (each card as the referee names and
 the camera says only that a card was laid), confirmation latency (card at rest -> event, in
 video time) and processing frames per second. `--detector truth` (default) is a perfect
 recognizer built from the truth; `--detector yolo` uses the shipped model.
+
+`--real` makes the videos of real cards instead (companion/realvideo.py: cut-outs of the
+real photos on the composites' texture photos, the same script) and reads them with the
+shipped model unless `--detector truth` is asked for.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -28,11 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--videos", type=int, default=4, help="videos to generate (default 4)")
     parser.add_argument("--plays", type=int, default=55, help="cards laid per video, at least (default 55)")
     parser.add_argument("--seed", type=int, default=100, help="first seed (default 100)")
-    parser.add_argument("--detector", choices=("truth", "yolo"), default="truth", help="recognizer (default truth)")
+    parser.add_argument("--detector", choices=("truth", "yolo"), help="recognizer (default truth; yolo with --real)")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the generated videos in this folder (a later run with the same folder, seed "
                              "and plays reuses them instead of generating them again)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--real", action="store_true",
+                        help="videos of real cards (cut out of the real photos) on real texture photos")
+    parser.add_argument("--photos", metavar="DIR", help="with --real: the photo sets, one folder of card-name "
+                        "folders each (default ../shared/data/real-photos)")
+    parser.add_argument("--composites", metavar="DIR", help="with --real: the texture photos the tables are cut "
+                        "from (default ../shared/data/uno-cards-composites)")
 
 
 def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> dict:
@@ -197,6 +208,15 @@ def main(args: argparse.Namespace) -> int:
 
     if args.videos < 1 or args.plays < 1:
         raise CompanionError("--videos and --plays must be at least 1")
+    if (args.photos or args.composites) and not args.real:
+        raise CompanionError("--photos and --composites go with --real")
+    args.detector = args.detector or ("yolo" if args.real else "truth")
+    real = None
+    if args.real:
+        from companion.realvideo import RealVideoMaker
+
+        real = RealVideoMaker(photos=Path(args.photos) if args.photos else None,
+                              composites=Path(args.composites) if args.composites else None, plays=args.plays)
     detector = None
     if args.detector == "yolo":
         from companion.detector import YoloDetector
@@ -204,18 +224,26 @@ def main(args: argparse.Namespace) -> int:
         detector = YoloDetector()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-watch-"))
     folder.mkdir(parents=True, exist_ok=True)
+    if real is not None:
+        real.prepare(folder)  # the cut-outs, cached in the folder
+
+    def make(path: Path, seed: int, k: int) -> list[dict]:
+        if real is not None:
+            return real(path, seed, k)
+        design = "classic" if k % 2 == 0 else "modern"
+        return make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
+
     all_truth: list[dict] = []
     all_events: list[dict] = []
     frames, seconds, calls = 0, 0.0, 0
     offset = 0.0
     for k in range(args.videos):
         seed = args.seed + k
-        path = folder / f"bench-{seed}-{args.plays}.mp4"
-        design = "classic" if k % 2 == 0 else "modern"
+        path = folder / f"{'real' if real else 'bench'}-{seed}-{args.plays}.mp4"
         if args.keep and path.exists() and truth_path(path).exists():
             truth = read_truth(truth_path(path))
         else:
-            truth = make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
+            truth = make(path, seed, k)
         events, n, s, c = run_video(path, truth, args.detector, detector)
         frames, seconds, calls = frames + n, seconds + s, calls + c
         # one long timeline, so matching never crosses videos
@@ -226,11 +254,15 @@ def main(args: argparse.Namespace) -> int:
         if not args.keep:
             path.unlink(missing_ok=True)
             path.with_suffix(".jsonl").unlink(missing_ok=True)
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
     result = score(all_truth, all_events)
     result["frames"] = frames
     result["fps"] = round(frames / seconds, 1) if seconds else 0.0
     result["detector_calls"] = calls
     result["detector"] = args.detector
+    if real is not None:
+        result["real"] = real.summary()
     details = {k: result.pop(k) for k in ("_phantoms", "_missed", "_wrong")}
     if args.json:
         print(json.dumps(result))
@@ -243,6 +275,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms, max {lat['max']} ms "
               f"(frames p50 {latf['p50']}, p95 {latf['p95']}, max {latf['max']})")
         print(f"processing {result['fps']} fps, {calls} detector calls")
+        if real is not None:
+            sets = result["real"]["sets"]
+            print("real cut-outs: " + ", ".join(f"{n} {v['usable']} of {v['photos']} photos ({v['card_names']} card names)"
+                                                for n, v in sets.items())
+                  + "".join(f"; {n} borrowed {', '.join(b)}" for n, b in result["real"]["borrowed"].items()))
         for name, items in details.items():
             for item in items[:10]:
                 print(f"  {name[1:]}: {json.dumps(item)}")
