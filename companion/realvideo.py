@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from companion.cards import parse_card
+from companion.cards import deck, parse_card
 from companion.errors import CompanionError, InputFileError
 from companion.render import ASPECT
 from companion.tablevideo import Step, VideoSpec, make_video, plan_session
@@ -271,7 +271,7 @@ def border_is_clear(card: np.ndarray, border: float = BORDER, share: float = 0.9
 # --------------------------------------------------------------------------------------------
 # The bank of cut-outs, cached in a work folder
 # --------------------------------------------------------------------------------------------
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # bump when the cut-out finder changes
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 PHOTOS = SHARED_DATA / "real-photos"
 COMPOSITES = SHARED_DATA / "uno-cards-composites"
@@ -345,17 +345,11 @@ class RealFaces:
     def __init__(self, sets: Sequence[CutoutSet], seed: int) -> None:
         self.sets = list(sets)
         self.seed = seed
-        self.borrowed: dict[str, str] = {}  # card name -> the other set it was taken from
 
     def __call__(self, name: str, design: str, height: int) -> np.ndarray:
-        for k, cut_set in enumerate(self.sets):
-            files = cut_set.files.get(name)
-            if files:
-                break
-        else:
+        files = next((c.files[name] for c in self.sets if c.files.get(name)), None)
+        if not files:
             raise InputFileError(f"no usable photo of {name} in {', '.join(c.name for c in self.sets)}")
-        if k:
-            self.borrowed[name] = cut_set.name
         path = random.Random(f"{self.seed}:{name}").choice(sorted(files))
         card = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if card is None or card.ndim != 3 or card.shape[2] != 4:
@@ -475,7 +469,6 @@ class RealVideoMaker:
         self.plays = plays
         self.sets: list[CutoutSet] = []
         self.surfaces: list[tuple[Path, tuple[int, int, int, int]]] = []
-        self.borrowed: dict[str, set[str]] = {}
 
     def prepare(self, work: Path, progress: Callable[[str, int, int], None] | None = None) -> None:
         self.sets = [cut_photo_set(root, work, (lambda k, n, r=root: progress(r.name, k, n)) if progress else None)
@@ -485,9 +478,11 @@ class RealVideoMaker:
             raise InputFileError(f"{self.composites}: no texture photo with a card-free strip")
 
     def summary(self) -> dict:
-        return {"sets": {c.name: {"photos": c.photos, "usable": c.usable, "card_names": len(c.files)} for c in self.sets},
-                "surfaces": len(self.surfaces),
-                "borrowed": {k: sorted(v) for k, v in sorted(self.borrowed.items())}}
+        """Per photo set: photos, usable cut-outs, and the classic deck's card names with none
+        (a video of that set takes those from another set); the number of surfaces."""
+        return {"sets": {c.name: {"photos": c.photos, "usable": c.usable,
+                                  "no_cut_out": sorted(set(deck()) - set(c.files))} for c in self.sets},
+                "surfaces": len(self.surfaces)}
 
     def __call__(self, out: Path, seed: int, index: int) -> list[dict]:
         """Write video `index` of a bench (OUT and OUT.jsonl); returns its truth."""
@@ -496,7 +491,4 @@ class RealVideoMaker:
         k = index % len(self.sets)
         faces = RealFaces(self.sets[k:] + self.sets[:k], seed)
         surface = random.Random(f"surface:{seed}").choice(self.surfaces)
-        truth = make_real_video(out, real_session(self.plays, seed=seed), faces, surface, seed)
-        if faces.borrowed:
-            self.borrowed.setdefault(self.sets[k].name, set()).update(faces.borrowed)
-        return truth
+        return make_real_video(out, real_session(self.plays, seed=seed), faces, surface, seed)

@@ -175,3 +175,21 @@ def test_bench_watch_real_says_in_one_line_when_the_photos_are_missing(tmp_path,
     assert cli(["bench-watch", "--real", "--photos", str(tmp_path / "photos"),
                 "--composites", str(tmp_path / "none")]) == 2
     assert "composites" in capsys.readouterr().err
+
+
+def test_the_maker_cuts_each_set_and_lays_its_cards(tmp_path, monkeypatch):
+    photos = tmp_path / "photos"
+    for set_name, names in (("set-a", ["blue_5", "green_2"]), ("set-b", ["green_2"])):
+        for name in names:
+            (photos / set_name / name).mkdir(parents=True)
+            cv2.imwrite(str(photos / set_name / name / "1.jpg"), _photo(name))
+    maker = realvideo.RealVideoMaker(photos=photos, composites=_composites(tmp_path), plays=1)
+    maker.prepare(tmp_path / "work")
+    summary = maker.summary()
+    assert summary["sets"]["set-b"]["usable"] == 1 and "blue_5" in summary["sets"]["set-b"]["no_cut_out"]
+    script = [Step("none", lines=[{"type": "game", "players": ["Ann", "Bob"]}]),
+              Step("flip", seat=0, card="blue_5", lines=[{"type": "flip", "card": "blue_5"}])]
+    monkeypatch.setattr(realvideo, "real_session", lambda plays, seed: script)
+    truth = maker(tmp_path / "b.mp4", seed=3, index=1)  # set-b's video: blue_5 comes from set-a
+    assert [line["card"] for line in truth if line["type"] == "flip"] == ["blue_5"]
+    assert (tmp_path / "b.mp4").stat().st_size > 0 and (tmp_path / "b.jsonl").exists()

@@ -276,10 +276,9 @@ def main(args: argparse.Namespace) -> int:
               f"(frames p50 {latf['p50']}, p95 {latf['p95']}, max {latf['max']})")
         print(f"processing {result['fps']} fps, {calls} detector calls")
         if real is not None:
-            sets = result["real"]["sets"]
-            print("real cut-outs: " + ", ".join(f"{n} {v['usable']} of {v['photos']} photos ({v['card_names']} card names)"
-                                                for n, v in sets.items())
-                  + "".join(f"; {n} borrowed {', '.join(b)}" for n, b in result["real"]["borrowed"].items()))
+            for name, cut in result["real"]["sets"].items():
+                lacking = f", none of {', '.join(cut['no_cut_out'])}" if cut["no_cut_out"] else ""
+                print(f"real cut-outs {name}: {cut['usable']} of {cut['photos']} photos usable{lacking}")
         for name, items in details.items():
             for item in items[:10]:
                 print(f"  {name[1:]}: {json.dumps(item)}")
