@@ -194,7 +194,7 @@ class YoloDetector:
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
                  reader: str | Path | None | bool = True, colour: str | Path | None | bool = True,
-                 calibration: Any = None, learn_colours: bool = True) -> None:
+                 calibration: Any = None, learn_colours: bool = False) -> None:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
@@ -208,7 +208,10 @@ class YoloDetector:
         reader_path = default_reader_weights() if reader is True else (Path(reader) if reader else None)
         self.reader = CardReader(reader_path) if reader_path is not None else None
         self.colour_reader = ColourReader(None if colour is True else colour) if colour else None
-        # The table's own colour groups (calibration.py), when set up or learnt in play.
+        # The table's own colour groups (calibration.py), when set up. `learn_colours`: sure
+        # reads move them (and, with none set up, form them). Off by default: a detector that
+        # reads photos from many cameras (eval-photos, recognize) must not learn one camera's
+        # colours and apply them to the next (measured: learnt on set-a, set-b fell to 55 %).
         self.calibration = calibration
         self.learn_colours = learn_colours
         self._play_calibrator: Any = None

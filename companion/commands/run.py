@@ -131,6 +131,7 @@ def make_detector(config: Config, colours: Path | None = None, say: Callable[[st
 
         try:
             options["calibration"] = ColourCalibration.load(colours)
+            options["learn_colours"] = True  # one camera: sure reads keep the groups following the light
             say(f"vision: card colours as calibrated at this table ({colours})")
         except CompanionError as exc:  # a damaged file must not stop the table: say so, read uncalibrated
             say(f"vision: colour calibration ignored: {exc}")
