@@ -116,6 +116,20 @@ def test_watcher_take_back_seen_by_the_card_beneath_showing_again():
         ("lay", "yellow_4"), ("lay", "blue_9"), ("take_back", None), ("lay", "yellow_8")]
 
 
+def test_watcher_one_lay_for_a_card_held_at_the_pile_edge_first_and_one_laid_crooked():
+    # The generator's table habits: a card held still at the pile's edge while its player makes
+    # up their mind (the hand is on it: nothing is laid yet), and a card laid at a slant, half
+    # off the pile.
+    steps = [flip("green_3", 0), play("green_8", 1), play("blue_8", 2), play("blue_1", 3), play("blue_6", 1)]
+    steps[1].style = steps[3].style = "hover"
+    steps[2].style = steps[4].style = "crooked"
+    frames, truth = clip(steps, seed=12)
+    events = watch(frames, truth)
+    assert [(e["type"], e["card"]) for e in events] == [
+        ("lay", "green_3"), ("lay", "green_8"), ("lay", "blue_8"), ("lay", "blue_1"), ("lay", "blue_6")]
+    assert_matches(events, truth)
+
+
 class Scene:
     """Still table pictures with the cards placed by hand (the video generator's drawing), and a
     recognizer that names what is placed, for the situations the generated sessions lack."""
