@@ -18,6 +18,7 @@ import numpy as np
 from companion.cardcrops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError
+from companion.photometric import neutral_light
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_STEM = "uno-cards"
@@ -296,13 +297,17 @@ class YoloDetector:
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]
         candidates = self._find(frame)
-        if not candidates:  # a hazy, washed-out webcam picture: look again with its contrast and colour brought up
-            candidates = self._find(vivid(frame))
+        if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
+            # picture's brightest white made grey and its contrast and colour brought up
+            candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))])))
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.
         trusts = [0.5 + 0.5 * min(1.0, det_conf / 0.5) for _, _, det_conf in candidates]
         boxes = [box for box, _, _ in candidates]
+        # Everything below reads the cards as if their white were grey (a warm bulb, a blue
+        # shade or a camera's balance taken off); the finder saw the frame as it was.
+        frame = neutral_light(frame, boxes)
         crops = [crop_square(frame, box) for box in boxes]
         symbols, sure_of = self._symbols(frame, boxes, crops)
         colours = self._colours(crops)
@@ -369,9 +374,11 @@ class YoloDetector:
         for picture in pictures:
             if not isinstance(picture, np.ndarray) or picture.ndim != 3:
                 raise CompanionError("calibrate() needs BGR images")
-            for d in self.detect(picture):
+            found = self.detect(picture)
+            balanced = neutral_light(picture, [d.box for d in found])  # as `detect` reads them
+            for d in found:
                 if parse_card(d.card).color is not None:
-                    crop = crop_square(picture, d.box)
+                    crop = crop_square(balanced, d.box)
                     crops.append(crop)
                     inks.append(ink(crop))
         calibration = fit(inks, self.colour_reader.probabilities(crops))

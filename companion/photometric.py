@@ -144,6 +144,66 @@ SHIFTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
+# Undoing the light. Every UNO card carries white (its border, and the oval of a coloured
+# card), and the brightest part of a card is that white: what colour it comes out as is the
+# light and the camera's balance, measured on the card itself, so scaling the channels until
+# it is grey again takes most of a colour cast away before anything reads the card (a person
+# judges a card's colour against its white in the same way).
+WHITE_SHARE = 0.1  # the brightest tenth of a card's inner box: less than its white, more than a glare spot
+# The strongest cast taken for light: a 2500 K bulb under a daylight-balanced camera needs
+# about 1.9 on its white, and a camera's own channel imbalance (and clipping) up to about
+# 1.5 on top of that. Pure ink needs 5 or more (printed red's white would be red), as would a
+# hand or a card's back: a frame whose boxes show no white is left as it is.
+MAX_GAIN = 3.0
+
+
+def card_white(frame: np.ndarray, boxes: "list[tuple[float, float, float, float]]") -> np.ndarray | None:
+    """The colour (B, G, R) of the cards' white in `frame`: for each box, the median of the
+    brightest `WHITE_SHARE` of the pixels inside its inner 80 % (the box's corners may be
+    table); the median over the boxes whose brightest part can be white under some light
+    (`_plain_light`); None when no box can tell."""
+    h, w = frame.shape[:2]
+    whites = []
+    for x1, y1, x2, y2 in boxes:
+        dx, dy = 0.1 * (x2 - x1), 0.1 * (y2 - y1)
+        inner = frame[max(0, int(y1 + dy)):min(h, int(y2 - dy)), max(0, int(x1 + dx)):min(w, int(x2 - dx))]
+        pixels = inner.reshape(-1, 3)
+        if len(pixels) < 50:
+            continue
+        pixels = pixels[::max(1, len(pixels) // 20000)].astype(np.float32)  # a sample is enough
+        luma = pixels.sum(axis=1)
+        white = np.median(pixels[luma >= np.quantile(luma, 1 - WHITE_SHARE)], axis=0)
+        if _plain_light(white):
+            whites.append(white)
+    return np.median(np.stack(whites), axis=0) if whites else None
+
+
+def _plain_light(white: np.ndarray) -> bool:
+    """Whether `white` can be a white card under some light: bright enough to tell, and
+    tinted no more than `MAX_GAIN` (printed ink, a hand or a card's back is not)."""
+    return float(white.max()) >= 40 and float(white.max()) <= MAX_GAIN * (float(white.min()) + 1.0)
+
+
+def white_balanced(frame: np.ndarray, white: np.ndarray | None) -> np.ndarray:
+    """The frame with its channels scaled so that `white` comes out grey (the weaker
+    channels lifted to the strongest, clipped); as it is where that needs more than
+    `MAX_GAIN`."""
+    if white is None:
+        return frame
+    if not _plain_light(white):
+        return frame
+    gains = float(white.max()) / (np.asarray(white, np.float32) + 1.0)
+    if float(gains.max()) < 1.02:  # already neutral: spare the copy
+        return frame
+    lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * gains[None, :], 0, 255).astype(np.uint8)
+    return cv2.LUT(frame, lut.reshape(256, 1, 3))
+
+
+def neutral_light(frame: np.ndarray, boxes: "list[tuple[float, float, float, float]]") -> np.ndarray:
+    """The frame as if its cards' white were grey (`card_white`, `white_balanced`)."""
+    return white_balanced(frame, card_white(frame, boxes))
+
+
 def apply_shift(name: str, img: np.ndarray) -> np.ndarray:
     """One of `SHIFTS` applied to a picture ("none" returns it as it is)."""
     if name == "none":
@@ -194,5 +254,5 @@ def random_light(img: np.ndarray, rnd: random.Random) -> np.ndarray:
     return out
 
 
-__all__ = ["SHIFTS", "apply_shift", "random_light", "colour_temperature", "channel_gains", "hue_rotate",
+__all__ = ["SHIFTS", "apply_shift", "random_light", "card_white", "white_balanced", "neutral_light", "colour_temperature", "channel_gains", "hue_rotate",
            "hue_pull", "saturation", "gamma", "exposure", "blur", "jpeg", "downscale", "sensor_noise"]
