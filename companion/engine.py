@@ -408,6 +408,7 @@ class Table:
         self._owed: dict[int, int] = {}  # scores phase: points entered per loser
         self._prev_color: str | None = None  # colour before an illegal play (take back)
         self._laid = 1                   # cards the illegal play put on the pile (take back)
+        self._stack_top: str | None = None  # the draw card under deflects, while one pends
         self._gone: set[int] = set()      # players eliminated from this hand
         self._double = False             # this hand's points count double (double_score)
         self._fast_cards = self._fast_all
@@ -524,7 +525,7 @@ class Table:
         """Whether `card` answers the pending penalty: stacking (the same kind of draw card;
         `cross`: either kind, a draw two of the colour in force) or deflecting (a reverse or
         skip of the colour in force)."""
-        top = self._top
+        top = self._stack_top or self._top  # a deflect card on top leaves the draw card in force
         if top is None:
             return False
         c, sym = INFO[card]
@@ -780,6 +781,8 @@ class Table:
         self._note_reading(read, card, actor)
         answer = bool(pending) and not accept
         before_top, before_color = self._top, self._color
+        if accept or (answer and sym != "reverse" and sym != "skip"):
+            self._stack_top = None
         blocked = self._blocked_finish(actor, names)
         legal = (answer or jump or playable(names[0], before_top, before_color)) and blocked is None
         if legal:
@@ -817,6 +820,8 @@ class Table:
             self._note("illegal_play", actor, why)
             return
         if answer and (sym == "reverse" or sym == "skip"):
+            if self._stack_top is None:
+                self._stack_top = before_top
             self._deflect(actor, sym, pending)
             return
         if self._cards[actor] == 0:
@@ -1062,6 +1067,8 @@ class Table:
             if victim is not None:
                 self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
             self._phase = "play"
+        if take or accept:
+            self._stack_top = None
         if take:
             self._pending = 0
             self._offender = None
@@ -1242,6 +1249,7 @@ class Table:
         assert off is not None and victim is not None
         self._offender = None
         self._pending = 0
+        self._stack_top = None
         self._turn = victim
         if guilty:
             self._penalty(off, 4, "challenge_upheld", "held a playable colour: challenge upheld")
@@ -1354,6 +1362,9 @@ class Table:
             self._window = None
         self._penalty(t, self._rules.illegal_play_penalty, "penalty_draw",
                       f"took back {card}")
+        if self._pending:  # an answer it may not go out on: the pending cards are still theirs
+            pending, self._pending, self._stack_top, self._offender = self._pending, 0, None, None
+            self._penalty(t, pending, "penalty_draw", "takes the pending cards and loses the turn")
         self._advance(t)
 
     def _h_undo(self, ev: dict, dry: bool) -> None:
