@@ -409,6 +409,7 @@ class Table:
         self._prev_color: str | None = None  # colour before an illegal play (take back)
         self._laid = 1                   # cards the illegal play put on the pile (take back)
         self._stack_top: str | None = None  # the draw card under deflects, while one pends
+        self._stall: tuple[int, int, int] = (-1, -1, 0)  # hand_limit: passes with no play or draw
         self._gone: set[int] = set()      # players eliminated from this hand
         self._double = False             # this hand's points count double (double_score)
         self._fast_cards = self._fast_all
@@ -1052,10 +1053,10 @@ class Table:
         p = self._player(ev, required=False)
         if p is not None and p != actor:
             raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
-        limit = self._rules.hand_limit
-        if not take and limit is not None and self._cards[actor] + count > limit:
+        if not take and self._limit_blocks(actor, count):
             raise _Reject(f"{self._names[actor]} holds {self._cards[actor]} cards and the hand "
-                          f"limit is {limit}: no drawing by choice; play a card or pass")
+                          f"limit is {self._rules.hand_limit}: no drawing by choice; play a card "
+                          f"or pass")
         if (not stand and not accept and self._drawn and not self._rules.draw_until_playable):
             raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
         if self._available() == 0:
@@ -1100,13 +1101,28 @@ class Table:
         assert t is not None
         if self._pending:
             raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
-        limit = self._rules.hand_limit
-        at_limit = limit is not None and self._cards[t] >= limit  # may not draw, so may pass
+        at_limit = self._limit_blocks(t, 1)  # may not draw, so may pass
         if not self._drawn and self._available() > 0 and not at_limit:
             raise _Reject(f"{self._names[t]} must draw before passing")
         if dry:
             return
+        if at_limit and not self._drawn:
+            seq, laid, passes = self._stall
+            sig = (self._draw_seq, len(self._pile))
+            self._stall = (*sig, passes + 1 if (seq, laid) == sig else 1)
         self._advance(t)
+
+    def _limit_blocks(self, p: int, count: int) -> bool:
+        """`hand_limit`: whether a draw of `count` by choice would take p past the limit. Once
+        every player in the hand has passed at the limit with no play or draw between (nobody
+        can move), the limit lifts until someone draws or plays, so a hand cannot stall."""
+        limit = self._rules.hand_limit
+        if limit is None or self._cards[p] + count <= limit:
+            return False
+        seq, laid, passes = self._stall
+        stalled = (seq, laid) == (self._draw_seq, len(self._pile)) and \
+            passes >= self._n - len(self._gone)
+        return not stalled
 
     def _h_uno(self, ev: dict, dry: bool) -> None:
         w = self._window

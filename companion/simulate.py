@@ -339,8 +339,7 @@ class _Sim:
 
     def may_draw(self, p: int) -> bool:
         """Whether p may draw one card by choice (`hand_limit`)."""
-        limit = self.rules.hand_limit
-        return limit is None or self.table._cards[p] < limit
+        return self.rules.hand_limit is None or not self.table._limit_blocks(p, 1)
 
     def clean_turn(self) -> None:
         """One decision of a table without mistakes (phase play or challenge): answer or take

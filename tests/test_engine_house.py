@@ -493,3 +493,19 @@ def test_house_bad_option_in_a_game_event_changes_nothing():
     notes = table.push({"type": "game", "players": ["Ann", "Bob"], "rules": {"deflect": "both"}})
     assert notes[0]["kind"] == "rejected" and "\n" not in notes[0]["message"]
     assert table.state["waiting_for"] == "game"
+
+
+def test_house_hand_limit_lifts_when_nobody_can_move():
+    # both at the limit: after a whole round of passes with no play or draw, one may draw
+    table = play(["flip red_5", "draw", "pass", "draw", "pass", "draw"],
+                 {"hand_limit": 8}, players=["Ann", "Bob"])
+    assert kinds(table) == [("rejected", "Bob")] and cards(table) == {"Ann": 8, "Bob": 8}
+    table.push(line("pass"))  # Bob passes at the limit
+    table.push(line("draw"))
+    assert kinds(table)[-1] == ("rejected", "Ann")
+    table.push(line("pass"))  # and Ann: nobody could move
+    table.push(line("draw"))
+    assert len(kinds(table)) == 2 and cards(table)["Bob"] == 9
+    table.push(line("pass"))
+    table.push(line("draw"))  # a draw happened since: the limit holds again
+    assert kinds(table)[-1] == ("rejected", "Ann")
