@@ -509,3 +509,40 @@ def test_house_hand_limit_lifts_when_nobody_can_move():
     table.push(line("pass"))
     table.push(line("draw"))  # a draw happened since: the limit holds again
     assert kinds(table)[-1] == ("rejected", "Ann")
+
+
+# -------------------------------------------------------------------- with jump-in and 7-0
+def test_house_zero_passes_hands_only_among_players_still_in():
+    table = play(["flip red_5", "draw 3", "play red_0"], {"elimination": 10, "seven_zero": True})
+    # Bob is out with 10; Cid's 6 go to Dee, Dee's 7 to Ann, Ann's 7 to Cid
+    assert cards(table) == {"Ann": 7, "Bob": 10, "Cid": 7, "Dee": 6}
+    assert table.state["turn"] == "Dee"
+
+
+def test_house_a_player_out_cannot_jump_in():
+    table = play(["flip red_5", "draw 3", "play red_6", "jump Bob red_6"],
+                 {"elimination": 10, "jump_in": True})
+    assert kinds(table)[-1] == ("rejected", "Bob") and "out of this hand" in last_message(table)
+    table.push(line("jump Ann red_6"))
+    assert table.state["turn"] == "Cid"  # Ann jumped in; Bob is skipped
+
+
+def test_house_multiple_sevens_swap_once():
+    table = play(["flip red_5", multi("red_7", "blue_7"), "target Dee"],
+                 {"multiple_play": True, "seven_zero": True})
+    assert cards(table) == {"Ann": 7, "Bob": 7, "Cid": 7, "Dee": 5}
+    assert table.state["turn"] == "Cid"
+
+
+def test_house_no_jump_in_on_a_deflectable_draw():
+    table = play(["flip red_5", "play red_draw_two", "jump Ann red_draw_two"],
+                 {"deflect": True, "jump_in": True})
+    assert kinds(table) == [("rejected", "Ann")] and table.state["pending_draw"] == 2
+
+
+def test_house_jump_in_may_not_go_out_on_a_forbidden_card():
+    table = play(["flip red_5", "play red_1", "uno Bob", "play red_skip", "uno Cid",
+                  "jump Bob red_skip"], {"jump_in": True, "no_action_finish": True, "hand_size": 2})
+    assert kinds(table)[-1] == ("illegal_play", "Bob") and "no_action_finish" in last_message(table)
+    table.push(line("take_back"))
+    assert cards(table)["Bob"] == 3 and table.state["hand_winner"] is None
