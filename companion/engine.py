@@ -367,6 +367,7 @@ class Table:
         self._fast_all = self._fast_cards
         self._d2_waits = rules.draw_two_waits   # a draw two waits for an answer (stack, deflect)
         self._elim = rules.elimination
+        self._finish_rules = rules.no_action_finish or rules.no_wild_finish
         self._fast_draw = rules.hand_limit is None
         self._team: list[int] | None = [i % 2 for i in range(n)] if rules.teams else None
         self._deck_size = rules.deck_size
@@ -444,7 +445,7 @@ class Table:
     def _advance(self, t: int, k: int = 1) -> None:
         self._phase = "play"
         self._drawn = False
-        self._turn = nt = self._next(t, self._dir, k)
+        self._turn = nt = (t + k * self._dir) % self._n if not self._gone else self._next(t, self._dir, k)
         if self._caller != nt:  # a call made for this coming turn still counts
             self._caller = None
 
@@ -774,7 +775,7 @@ class Table:
             if self._cards[actor] < 1:
                 raise _Reject(f"{self._names[actor]} holds no cards")
             raise _Reject(f"{self._names[actor]} holds only {self._cards[actor]} cards")
-        for c in set(names):
+        for c in (names if len(names) == 1 else set(names)):
             if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
                 raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
         if dry:
@@ -784,7 +785,7 @@ class Table:
         before_top, before_color = self._top, self._color
         if accept or (answer and sym != "reverse" and sym != "skip"):
             self._stack_top = None
-        blocked = self._blocked_finish(actor, names)
+        blocked = self._blocked_finish(actor, names) if self._finish_rules else None
         legal = (answer or jump or playable(names[0], before_top, before_color)) and blocked is None
         if legal:
             for c in names:
@@ -1293,7 +1294,7 @@ class Table:
         w = self._hand_winner
         if p == w:
             raise _Reject(f"{self._names[p]} won the hand and holds no cards")
-        if p not in self._scorers():
+        if self._team is not None and p not in self._scorers():
             raise _Reject(f"{self._names[p]} is {self._names[w]}'s partner: a partner's cards "  # type: ignore[index]
                           f"do not score")
         if p in self._owed:
@@ -1316,7 +1317,7 @@ class Table:
 
     def _score(self, p: int, pts: int) -> None:
         self._owed[p] = pts
-        if len(self._owed) < len(self._scorers()):
+        if len(self._owed) < (self._n - 1 if self._team is None else len(self._scorers())):
             return
         w = self._hand_winner
         assert w is not None
