@@ -326,6 +326,11 @@ def parse_config(text: str, name: str = "config.toml") -> Config:
         if seat not in players:
             raise reader.fail("gpio.seats", seat, f"names no player (players: {', '.join(players) or 'none'})")
     _no_shared_pins(reader, sections["gpio"], seats)
+    if rules and players:
+        problem = seats_problem(rules, len(players))
+        if problem:
+            line = find_line(text, "rules", "teams") or find_line(text, "", "players")
+            raise ConfigError(f"{name} line {line}: {problem}" if line else f"{name}: {problem}")
     return Config(
         **values,
         camera=sections["camera"],
@@ -417,6 +422,21 @@ def rule_problem(name: str, value: Any) -> str | None:
 
     try:
         check_rule(name, value)
+    except RulesError as exc:
+        return str(exc)
+    return None
+
+
+def seats_problem(values: dict[str, Any], players: int) -> str | None:
+    """Why these table options do not fit this many players (`teams`), or None."""
+    try:
+        from companion.rules import check_players, parse_rules
+    except ImportError:
+        return None
+    from companion.errors import RulesError
+
+    try:
+        check_players(parse_rules(values), players)
     except RulesError as exc:
         return str(exc)
     return None

@@ -241,6 +241,10 @@ class Table:
         t = self._turn
         if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
             return t
+        # a victim who may answer the pending draw is on turn, and may call before answering
+        if (self._pending and self._rules.answerable and self._phase in ("play", "challenge")
+                and t is not None and self._cards[t] == 2 and self._caller != t):
+            return t
         return None
 
     @staticmethod

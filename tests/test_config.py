@@ -185,3 +185,10 @@ def test_config_accepts_house_rules_that_fit_together() -> None:
     config = parse_config("[rules]\nhand_size = 5\nhand_limit = 6\nelimination = 9\n"
                           "stacking = 'cross'\ndeflect = true\nteams = true\nturn_seconds = 30\n")
     assert config.rules["hand_limit"] == 6 and config.rules["stacking"] == "cross"
+
+
+def test_config_teams_need_four_or_six_players() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config('players = ["Ann", "Bob", "Cy"]\n[rules]\nteams = true\n')
+    assert str(info.value) == ("config.toml line 3: rule teams needs 4 or 6 players (2 vs 2 or "
+                               "3 vs 3, partners seated alternately), not 3")

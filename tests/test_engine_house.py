@@ -546,3 +546,13 @@ def test_house_jump_in_may_not_go_out_on_a_forbidden_card():
     assert kinds(table)[-1] == ("illegal_play", "Bob") and "no_action_finish" in last_message(table)
     table.push(line("take_back"))
     assert cards(table)["Bob"] == 3 and table.state["hand_winner"] is None
+
+
+def test_house_uno_window_in_state_shows_a_victim_who_may_answer():
+    rules = {"hand_size": 3, "stacking": True}
+    table = play([*TWO_EACH, "play red_draw_two"], rules)
+    assert table.state["uno_window"] == "Bob"
+    table.push(line("uno Bob"))
+    assert table.state["uno_window"] is None
+    plain = play([*TWO_EACH, "play wild_draw_four blue"], {"hand_size": 3})  # cannot answer
+    assert plain.state["uno_window"] is None

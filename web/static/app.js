@@ -58,7 +58,8 @@ function renderSeat() {
   const tb = $("targetbtns"); tb.innerHTML = "";
   (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }); tb.appendChild(b); });
   let prompt = "";
-  if (myTurn && w === "play") prompt = "Your turn: play a card on the pile, or Draw / Pass";
+  if (myTurn && w === "play" && S.pending_draw) prompt = S.pending_draw + " cards pending: answer on the pile if the table's rules let you, or Draw to take them";
+  else if (myTurn && w === "play") prompt = "Your turn: play a card on the pile, or Draw / Pass";
   else if (myTurn && w === "color") prompt = "Name the colour";
   else if (myTurn && w === "target") prompt = "Pick a player";
   else if (myTurn && w === "challenge") prompt = "Wild draw four! Accept (draw 4) or Challenge";
