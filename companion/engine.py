@@ -243,7 +243,7 @@ class Table:
             return t
         # a victim who may answer the pending draw is on turn, and may call before answering
         if (self._pending and self._rules.answerable and self._phase in ("play", "challenge")
-                and t is not None and self._cards[t] == 2 and self._caller != t):
+                and t is not None and self._cards[t] == 2):
             return t
         return None
 
