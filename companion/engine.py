@@ -751,8 +751,12 @@ class Table:
                         self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
                     self._turn = nt
                     return
-        names = self._laid_cards(ev)
-        card = names[-1]
+        if "cards" in ev:
+            names = self._laid_cards(ev)
+            card = names[-1]
+        else:
+            card = self._card(card)
+            names = [card]
         read = self._readings(ev)
         color, sym = INFO[card]
         named = ev.get("color")
@@ -779,9 +783,13 @@ class Table:
             if self._cards[actor] < 1:
                 raise _Reject(f"{self._names[actor]} holds no cards")
             raise _Reject(f"{self._names[actor]} holds only {self._cards[actor]} cards")
-        for c in (names if len(names) == 1 else set(names)):
-            if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
-                raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
+        if len(names) == 1:
+            if self._seen.get(card, 0) >= self._deck[card]:
+                raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        else:
+            for c in set(names):
+                if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
+                    raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
         if dry:
             return
         self._note_reading(read, card, actor)
