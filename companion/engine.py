@@ -925,11 +925,14 @@ class Table:
         self._phase = "play"
         self._set_turn(nt)
     def _open_window(self, actor: int, card: str) -> None:
+        called = self._caller == actor
+        if called:  # a call counts for one play (a call made ahead survives turn changes)
+            self._caller = None
         if self._cards[actor] != 1 or card in _NO_CALL or (
                 self._rules.seven_zero and INFO[card][1] in ("7", "0")):
             return
         self._window = actor
-        self._window_called = self._caller == actor
+        self._window_called = called
 
     def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
         """A last draw two / wild draw four still hits the next player (and any stack)."""

@@ -556,3 +556,12 @@ def test_house_uno_window_in_state_shows_a_victim_who_may_answer():
     assert table.state["uno_window"] == "Bob"  # down to one, until Cid begins
     plain = play([*TWO_EACH, "play wild_draw_four blue"], {"hand_size": 3})  # cannot answer
     assert plain.state["uno_window"] is None
+
+
+def test_house_an_uno_call_counts_for_one_play():
+    # Bob calls and plays a customizable skip down to one card, plays again (two players),
+    # draws to two and plays to one: that second window needs a call of its own
+    table = play(["flip red_5", "play red_1", "play red_2", "uno Bob", "play wild_customizable blue",
+                  "draw", "play blue_3", "play blue_4"],
+                 {"hand_size": 3, "deck": "modern", "customizable": "skip"}, players=["Ann", "Bob"])
+    assert kinds(table) == [("uno_called", "Bob"), ("uno_penalty", "Bob")]
