@@ -89,7 +89,10 @@ class _Sim:
         if notes and notes[0]["kind"] == "rejected":
             raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
         if self.effect is not None and t._phase not in ("color", "target"):
-            self.apply_effect(gone or frozenset())
+            if t._await is None:
+                self.apply_effect(gone or frozenset())
+            else:  # the hand ended before the effect (the last player left in won): none
+                self.effect = None
         if t._draw_seq != self.seq:  # somebody drew: bring the real hands up to the counts
             self.sync()
 
@@ -204,6 +207,9 @@ class _Sim:
         if inline:
             ev["color"] = self.best_color(p)
         self.push(ev)
+        if self.effect is not None and self.effect[0] == "swap" and self.target in t._gone:
+            # the play itself put the chosen target out (a penalty it brought): choose again
+            self.target = rng.choice([i for i in range(self.n) if i != p and i not in t._gone])
         if t._phase == "color" and rng.random() < 0.5 and card == "wild_swap_hands":
             self.push({"type": "target", "player": self.names[self.target]})
         if t._phase == "color":
@@ -266,7 +272,7 @@ class _Sim:
             if r < 0.45:
                 self.push({"type": "draw", "count": pending})
                 return
-        standing, accepting, *_, actor = t._pre_turn(_EMPTY, None)
+        standing, accepting, _, _, owed, _, actor = t._pre_turn(_EMPTY, None)
         # jump-in: someone holding the identical card slams it down out of turn
         if (self.rules.jump_in and phase == "play" and not pending and rng.random() < 0.3):
             top = t._top
@@ -318,7 +324,7 @@ class _Sim:
                 self.play(actor, legal[0])
                 self.uno_calls()
             elif accepting:  # the victim takes the stack first; the actor then passes
-                self.push({"type": "draw", "count": pending})
+                self.push({"type": "draw", "count": owed})
             elif standing:  # nothing to lay on the standing card: it is taken back after all
                 self.hands[self.on_turn()].append(self.discard.pop())
                 self.push({"type": "take_back"})

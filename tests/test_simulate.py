@@ -234,3 +234,20 @@ def test_simulate_cli_house_rules_and_seat_errors(tmp_path, capsys):
                         "alternately), not 5") and "\n" not in err
     assert main(["simulate", "--rules", '{"hand_limit": 3}']) == 1
     assert "must be above hand_size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players, seed, mistakes, rules", [
+    # an illegal draw two left standing while the next player sits at the hand limit
+    (4, 1058, True, {"jump_in": True, "deflect": True, "uno_penalty": 6, "stacking": True,
+                     "hand_limit": 8, "elimination": 23, "deck": "swap", "seven_zero": True,
+                     "teams": True}),
+    # a seven's chosen target put out of the hand by a penalty the seven itself brought
+    (6, 311120, True, {"deflect": "skip", "no_wild_finish": True, "teams": True,
+                       "double_score": True, "jump_in": True, "seven_zero": True, "elimination": 11}),
+    # a seven whose play put the last opponent out: the hand ends, no swap happens
+    (2, 865185, True, {"stacking": "wild_draw_four", "no_wild_finish": True, "seven_zero": True,
+                       "draw_until_playable": True, "elimination": 13, "deck": "swap"}),
+])
+def test_simulate_house_rule_corners_found_by_random_option_sets(players, seed, mistakes, rules):
+    log = list(simulate_games(players, 2, seed, rules, mistakes=mistakes))
+    assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]
