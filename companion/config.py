@@ -38,6 +38,16 @@ RULE_KEYS: tuple[str, ...] = (
     "draw_until_playable",
     "dealer_rotation",
     "hands",
+    "customizable",
+    "deflect",
+    "multiple_play",
+    "no_action_finish",
+    "no_wild_finish",
+    "hand_limit",
+    "elimination",
+    "teams",
+    "double_score",
+    "turn_seconds",
 )
 ZONE_NAMES: tuple[str, ...] = ("discard", "draw", "reveal")
 # BCM numbers of the 40-pin header's general-purpose pins.
@@ -316,6 +326,11 @@ def parse_config(text: str, name: str = "config.toml") -> Config:
         if seat not in players:
             raise reader.fail("gpio.seats", seat, f"names no player (players: {', '.join(players) or 'none'})")
     _no_shared_pins(reader, sections["gpio"], seats)
+    if rules and players:
+        problem = seats_problem(rules, len(players))
+        if problem:
+            line = find_line(text, "rules", "teams") or find_line(text, "", "players")
+            raise ConfigError(f"{name} line {line}: {problem}" if line else f"{name}: {problem}")
     return Config(
         **values,
         camera=sections["camera"],
@@ -378,6 +393,11 @@ def _rules(reader: _Reader, value: Any) -> dict[str, Any]:
         if problem:
             line = find_line(reader.text, "rules", name)
             raise ConfigError(f"{reader.name} line {line}: {problem}" if line else f"{reader.name}: {problem}")
+    problem = rules_problem(value)  # options checked against each other (hand_limit > hand_size)
+    if problem:
+        named = [name for name in value if f"rule {name}" in problem]
+        line = find_line(reader.text, "rules", named[0]) if named else find_line(reader.text, "rules", None)
+        raise ConfigError(f"{reader.name} line {line}: {problem}" if line else f"{reader.name}: {problem}")
     return dict(value)
 
 
@@ -395,13 +415,43 @@ def rule_keys() -> tuple[str, ...]:
 def rule_problem(name: str, value: Any) -> str | None:
     """Why the engine would refuse this table option, or None. The engine owns the values."""
     try:
-        from companion.rules import parse_rules
+        from companion.rules import check_rule
     except ImportError:  # engine not in this build: checked when the game starts
         return None
     from companion.errors import RulesError
 
     try:
-        parse_rules({name: value})
+        check_rule(name, value)
+    except RulesError as exc:
+        return str(exc)
+    return None
+
+
+def seats_problem(values: dict[str, Any], players: int) -> str | None:
+    """Why these table options do not fit this many players (`teams`), or None."""
+    try:
+        from companion.rules import check_players, parse_rules
+    except ImportError:
+        return None
+    from companion.errors import RulesError
+
+    try:
+        check_players(parse_rules(values), players)
+    except RulesError as exc:
+        return str(exc)
+    return None
+
+
+def rules_problem(values: dict[str, Any]) -> str | None:
+    """Why the engine would refuse this set of table options together, or None."""
+    try:
+        from companion.rules import parse_rules
+    except ImportError:
+        return None
+    from companion.errors import RulesError
+
+    try:
+        parse_rules(values)
     except RulesError as exc:
         return str(exc)
     return None
@@ -517,6 +567,17 @@ def commented_config() -> str:
         "# jump_in = false",
         "# seven_zero = false",
         "# draw_until_playable = false",
+        "# House rules (all off by default):",
+        '# stacking = "cross"          # draw two on wild draw four and the reverse, totals add up',
+        '# deflect = false             # "reverse", "skip" or true: that card of the colour in force sends a pending draw on',
+        "# multiple_play = false       # lay several cards of one number in one play",
+        "# no_action_finish = false    # the last card may not be a skip, reverse or draw two",
+        "# no_wild_finish = false      # the last card may not be a wild",
+        "# hand_limit = 15             # a player holding this many cards does not draw by choice",
+        "# elimination = 25            # a player who reaches this many cards is out of the hand",
+        "# teams = false               # partners seated alternately (4 or 6 players) score together",
+        "# double_score = false        # a hand won on a draw two or wild draw four scores double",
+        "# turn_seconds = 30           # a turn timer on the phones (it only warns)",
         "",
     ]
     return "\n".join(out)

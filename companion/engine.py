@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from companion.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError
-from companion.rules import Rules, parse_rules
+from companion.rules import Rules, check_players, parse_rules
 from companion.scoring import game_winner, hand_gains
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
@@ -29,6 +29,8 @@ _NO_CALL = frozenset(("wild_shuffle_hands", "wild_swap_hands"))
 _RETURNED_FIRST = frozenset(("wild_draw_four", "wild_shuffle_hands", "wild_swap_hands", "wild_customizable"))
 # Phases in which a hand is being played (UNO calls make sense).
 _IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
+# Cards whose last play doubles a hand's score under `double_score`.
+_DOUBLING = frozenset(("draw_two", "wild_draw_four"))
 EVENT_TYPES = (
     "game", "deal", "flip", "play", "color", "target", "draw", "pass", "uno", "catch",
     "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct",
@@ -120,6 +122,8 @@ class Table:
             if handler is None or self._phase == "game":
                 handler = self._handler(ev)
             handler(self, ev, False)
+            if self._elim is not None:
+                self._check_out()
         except _Reject as exc:
             del out[:]
             self._reject(idx, ev, str(exc))
@@ -157,12 +161,14 @@ class Table:
         ev = self._parse(event)
         if ev is None or ev.get("type") != "play":
             return True
-        card = self._card(ev.get("card"))
-        _, accept, _, _, pending, _, actor = self._pre_turn(ev, card)
+        names = self._laid_cards(ev)
+        _, accept, _, _, pending, _, actor = self._pre_turn(ev, names[0])
         player = self._player(ev, required=False)
         if player is not None and player != actor:
             return True  # an accepted jump-in: the identical card, always legal
-        return (bool(pending) and not accept) or playable(card, self._top, self._color)
+        if self._blocked_finish(actor, names) is not None:
+            return False
+        return (bool(pending) and not accept) or playable(names[0], self._top, self._color)
 
     @property
     def events(self) -> list:
@@ -209,7 +215,16 @@ class Table:
                 {"hand": h["hand"], "winner": h["winner"], "points": dict(h["points"])}
                 for h in self._history
             ],
+            "teams": self._teams_state(),
+            "out": [names[i] for i in sorted(self._gone)],
         }
+
+    def _teams_state(self) -> list[dict]:
+        if self._team is None:
+            return []
+        scores, won = self._team_totals()[:2]
+        return [{"name": self._team_name(k), "players": [self._names[i] for i in self._members(k)],
+                 "score": scores[k], "hands_won": won[k]} for k in range(2)]
 
     # ------------------------------------------------------------------ plumbing
     def _name(self, i: int | None) -> str | None:
@@ -225,6 +240,10 @@ class Table:
             return self._window
         t = self._turn
         if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
+            return t
+        # a victim who may answer the pending draw is on turn, and may call before answering
+        if (self._pending and self._rules.answerable and self._phase in ("play", "challenge")
+                and t is not None and self._cards[t] == 2):
             return t
         return None
 
@@ -349,6 +368,12 @@ class Table:
             for c, k in self._deck.items()
             if INFO[c][0] is not None and not (rules.seven_zero and INFO[c][1] in ("7", "0"))
         }
+        self._fast_all = self._fast_cards
+        self._d2_waits = rules.draw_two_waits   # a draw two waits for an answer (stack, deflect)
+        self._elim = rules.elimination
+        self._finish_rules = rules.no_action_finish or rules.no_wild_finish
+        self._fast_draw = rules.hand_limit is None
+        self._team: list[int] | None = [i % 2 for i in range(n)] if rules.teams else None
         self._deck_size = rules.deck_size
         self._cards = [0] * n
         self._scores = [0] * n
@@ -387,21 +412,46 @@ class Table:
         self._before_color: str | None = None  # colour in force before the wild draw four
         self._owed: dict[int, int] = {}  # scores phase: points entered per loser
         self._prev_color: str | None = None  # colour before an illegal play (take back)
+        self._laid = 1                   # cards the illegal play put on the pile (take back)
+        self._stack_top: str | None = None  # the draw card under deflects, while one pends
+        self._stall: tuple[int, int, int] = (-1, -1, 0)  # hand_limit: passes with no play or draw
+        self._gone: set[int] = set()      # players eliminated from this hand
+        self._double = False             # this hand's points count double (double_score)
+        self._fast_cards = self._fast_all
 
     def _step(self, t: int, k: int = 1) -> int:
-        return (t + k * self._dir) % self._n
+        return self._next(t, self._dir, k)
+
+    def _next(self, t: int, d: int, k: int = 1) -> int:
+        """The k-th seat after t in direction d, skipping players out of the hand."""
+        n = self._n
+        out = self._gone
+        if not out:
+            return (t + k * d) % n
+        for _ in range(k):
+            t = (t + d) % n
+            for _ in range(n):
+                if t not in out:
+                    break
+                t = (t + d) % n
+        return t
+
+    def _prev(self, t: int, d: int) -> int:
+        return self._next(t, -d)
 
     def _set_turn(self, t: int) -> None:
         if t != self._turn:
             self._drawn = False
-            self._caller = None
+            if self._caller != t:  # a call made for this coming turn still counts
+                self._caller = None
         self._turn = t
 
     def _advance(self, t: int, k: int = 1) -> None:
         self._phase = "play"
         self._drawn = False
-        self._caller = None
-        self._turn = (t + k * self._dir) % self._n
+        self._turn = nt = (t + k * self._dir) % self._n if not self._gone else self._next(t, self._dir, k)
+        if self._caller != nt:  # a call made for this coming turn still counts
+            self._caller = None
 
     def _draw(self, p: int, k: int) -> int:
         """Move up to k cards from the draw pile to p's hand, reshuffling when it runs short."""
@@ -447,6 +497,8 @@ class Table:
     # ------------------------------------------------------------------ card effects
     def _coloured_effect(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
         """Where play goes after a coloured card by t: (turn, direction, pending, victim of a draw two)."""
+        if self._gone:
+            return self._effect_among_active(sym, t, d, pending)
         n = self._n
         if sym == "skip":
             return (t + 2 * d) % n, d, pending, None
@@ -455,18 +507,40 @@ class Table:
             return (t if n == 2 else (t + d) % n), d, pending, None
         if sym == "draw_two":
             v = (t + d) % n
-            if self._rules.stacks("draw_two"):
+            if self._d2_waits:
                 return v, d, pending + 2, None
             return (t + 2 * d) % n, d, 0, v
         return (t + d) % n, d, pending, None
 
+    def _effect_among_active(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
+        """`_coloured_effect` once players are out of the hand: seats step over them."""
+        nxt = self._next
+        if sym == "skip":
+            return nxt(t, d, 2), d, pending, None
+        if sym == "reverse":
+            d = -d
+            return (t if self._n - len(self._gone) == 2 else nxt(t, d)), d, pending, None
+        if sym == "draw_two":
+            v = nxt(t, d)
+            if self._d2_waits:
+                return v, d, pending + 2, None
+            return nxt(t, d, 2), d, 0, v
+        return nxt(t, d), d, pending, None
+
     def _answers(self, card: str) -> bool:
-        """Whether `card` answers the pending penalty (stacking: same kind of draw card)."""
-        top = self._top
+        """Whether `card` answers the pending penalty: stacking (the same kind of draw card;
+        `cross`: either kind, a draw two of the colour in force) or deflecting (a reverse or
+        skip of the colour in force)."""
+        top = self._stack_top or self._top  # a deflect card on top leaves the draw card in force
         if top is None:
             return False
-        sym = INFO[card][1]
-        return sym == INFO[top][1] and self._rules.stacks(sym)
+        c, sym = INFO[card]
+        rules = self._rules
+        if sym == "reverse" or sym == "skip":
+            return c == self._color and rules.deflects(sym)
+        if rules.stacking == "cross":
+            return sym in _DOUBLING and (c is None or c == self._color or sym == INFO[top][1])
+        return sym == INFO[top][1] and rules.stacks(sym)
 
     def _after_wild(self, t: int) -> None:
         """The wild awaiting colour/target is complete: apply its effect."""
@@ -488,11 +562,11 @@ class Table:
                 self._set_turn(victim)
             return
         if card == "wild_shuffle_hands":
-            n = self._n
-            total = sum(self._cards)
-            base, extra = divmod(total, n)
-            for k in range(n):
-                self._cards[(t + (k + 1) * self._dir) % n] = base + (1 if k < extra else 0)
+            seats = self._shuffle_order(t)
+            total = sum(self._cards[i] for i in seats)
+            base, extra = divmod(total, len(seats))
+            for k, i in enumerate(seats):
+                self._cards[i] = base + (1 if k < extra else 0)
         elif card == "wild_swap_hands":
             o = self._swap_target
             self._swap_target = None
@@ -509,6 +583,11 @@ class Table:
                 return
         self._advance(t)
 
+    def _shuffle_order(self, t: int) -> list[int]:
+        """Seats dealt to by shuffle hands, from the next player on (players still in the hand)."""
+        m = self._n - len(self._gone)
+        return [self._next(t, self._dir, k + 1) for k in range(m)]
+
     # ------------------------------------------------------------------ handlers
     def _h_game(self, ev: dict, dry: bool) -> None:
         players = ev.get("players")
@@ -520,6 +599,10 @@ class Table:
             raise _Reject("player names must be different")
         try:
             rules = parse_rules(ev.get("rules"))
+        except CompanionError as exc:
+            raise _Reject(str(exc)) from None
+        try:
+            check_players(rules, len(players))
         except CompanionError as exc:
             raise _Reject(str(exc)) from None
         if len(players) * rules.hand_size + 1 > rules.deck_size:
@@ -629,7 +712,7 @@ class Table:
         # (a standing illegal draw two is still the top card, so _answers sees it)
         if pending and not (playing is not None and self._answers(playing)):
             accept = True
-            t = (t + d) % self._n
+            t = self._next(t, d)
         return stand, accept, t, d, pending, victim, t
 
     def _h_play(self, ev: dict, dry: bool) -> None:
@@ -668,7 +751,12 @@ class Table:
                         self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
                     self._turn = nt
                     return
-        card = self._card(card)
+        if "cards" in ev:
+            names = self._laid_cards(ev)
+            card = names[-1]
+        else:
+            card = self._card(card)
+            names = [card]
         read = self._readings(ev)
         color, sym = INFO[card]
         named = ev.get("color")
@@ -676,7 +764,7 @@ class Table:
             if color is not None:
                 raise _Reject(f"a colour is named only for wild cards, not {card}")
             named = self._colour(named)
-        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, card)
+        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, names[0])
         p = self._player(ev, required=False)
         jump = False
         if p is not None and p != actor:
@@ -684,28 +772,43 @@ class Table:
                 raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
             if self._phase != "play" or pending:
                 raise _Reject("jump-in only while a play is awaited")
+            if len(names) > 1:
+                raise _Reject("jump-in lays one card, the identical one")
             if card != self._top:
                 raise _Reject(f"jump-in needs the identical card: the top is {self._top}")
+            if p in self._gone:
+                raise _Reject(f"{self._names[p]} is out of this hand")
             jump, actor = True, p
-        if self._cards[actor] < 1:
-            raise _Reject(f"{self._names[actor]} holds no cards")
-        if self._seen.get(card, 0) >= self._deck[card]:
-            raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        if self._cards[actor] < len(names):
+            if self._cards[actor] < 1:
+                raise _Reject(f"{self._names[actor]} holds no cards")
+            raise _Reject(f"{self._names[actor]} holds only {self._cards[actor]} cards")
+        if len(names) == 1:
+            if self._seen.get(card, 0) >= self._deck[card]:
+                raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        else:
+            for c in set(names):
+                if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
+                    raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
         if dry:
             return
         self._note_reading(read, card, actor)
         answer = bool(pending) and not accept
         before_top, before_color = self._top, self._color
-        legal = answer or jump or playable(card, before_top, before_color)
+        if accept or (answer and sym != "reverse" and sym != "skip"):
+            self._stack_top = None
+        blocked = self._blocked_finish(actor, names) if self._finish_rules else None
+        legal = (answer or jump or playable(names[0], before_top, before_color)) and blocked is None
         if legal:
-            self._land(actor, card)
+            for c in names:
+                self._land(actor, c)
         if stand:  # the illegal card counts as played, effects included
             self._dir, self._pending = d, pending
             if victim is not None:
                 self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
             self._phase = "play"
         if accept:
-            v = (t - d) % self._n
+            v = self._prev(t, d)
             self._pending = 0
             self._penalty(v, pending, "penalty_draw", "takes the pending cards and loses the turn")
             self._offender = None
@@ -715,17 +818,29 @@ class Table:
         if not legal:
             # lands after the penalties above: a reshuffle they cause keeps the card it was
             # played on, which a take-back must leave on top
-            self._land(actor, card)
+            for c in names:
+                self._land(actor, c)
+            self._laid = len(names)
             self._prev_color = before_color
             self._phase = "take_back"
             self._open_window(actor, card)
-            self._note("illegal_play", actor, f"{self._names[actor]} cannot play {card} on "
-                       f"{before_top} ({before_color}): take it back and draw "
-                       f"{self._rules.illegal_play_penalty}")
+            shown = ", ".join(names)
+            if blocked is not None:
+                why = (f"{self._names[actor]} cannot go out on {shown} ({blocked}): take it back "
+                       f"and draw {self._rules.illegal_play_penalty}")
+            else:
+                why = (f"{self._names[actor]} cannot play {shown} on {before_top} ({before_color}): "
+                       f"take it back and draw {self._rules.illegal_play_penalty}")
+            self._note("illegal_play", actor, why)
+            return
+        if answer and (sym == "reverse" or sym == "skip"):
+            if self._stack_top is None:
+                self._stack_top = before_top
+            self._deflect(actor, sym, pending)
             return
         if self._cards[actor] == 0:
             self._final_draw(actor, sym, answer)
-            self._end_hand(actor)
+            self._end_hand(actor, card)
             return
         self._open_window(actor, card)
         if color is None:
@@ -747,11 +862,15 @@ class Table:
                 self._await = "seven"
                 self._phase = "target"
                 return
-            old = list(self._cards)
-            for i in range(self._n):
-                self._cards[(i + self._dir) % self._n] = old[i]
+            seats = [i for i in range(self._n) if i not in self._gone]
+            old = [self._cards[i] for i in seats]
+            m = len(seats)
+            for j in range(m):  # each hand moves one seat on, in the direction of play
+                self._cards[seats[(j + self._dir) % m]] = old[j]
             self._advance(actor)
             return
+        if answer:
+            self._offender = None
         nt, nd, np, nv = self._coloured_effect(sym, actor, self._dir, self._pending if answer else 0)
         self._dir, self._pending = nd, np
         if nv is not None:
@@ -762,12 +881,58 @@ class Table:
             self._drawn = False
             self._caller = None
 
+    def _laid_cards(self, ev: dict) -> list[str]:
+        """The cards a play lays, in order: `card`, or `multiple_play`'s `cards` (same number;
+        `card`, if given, is the last of them: the new top card)."""
+        laid = ev.get("cards")
+        if laid is None:
+            return [self._card(ev.get("card"))]
+        if not self._rules.multiple_play:
+            raise _Reject("several cards in one play need the multiple_play option")
+        if not isinstance(laid, list) or not laid:
+            raise _Reject("\"cards\" must be a list of card names")
+        names = [self._card(c) for c in laid]
+        if ev.get("card") is not None and self._card(ev.get("card")) != names[-1]:
+            raise _Reject("\"card\" must be the last of \"cards\" (the card left on top)")
+        if len(names) > 1:
+            syms = {INFO[c][1] for c in names}
+            if len(syms) != 1 or not names[0][-1].isdigit():
+                raise _Reject(f"multiple play lays cards of one number, not {', '.join(names)}")
+        return names
+
+    def _blocked_finish(self, actor: int, names: list[str]) -> str | None:
+        """The option (no_action_finish, no_wild_finish) that forbids going out on this play."""
+        if self._cards[actor] != len(names):
+            return None
+        c, sym = INFO[names[-1]]
+        return self._rules.finish_forbidden(sym, c is None)
+
+    def _deflect(self, actor: int, sym: str, pending: int) -> None:
+        """A reverse or skip of the colour in force sends the pending draw on (`deflect`)."""
+        d = -self._dir if sym == "reverse" else self._dir
+        self._dir = d
+        self._offender = None
+        self._pending = pending
+        nt = self._next(actor, d)
+        if self._cards[actor] == 0:  # went out on it: the cards still go on, and count
+            self._pending = 0
+            self._penalty(nt, pending, "penalty_draw", "is sent the pending cards")
+            self._end_hand(actor, self._top)  # type: ignore[arg-type]
+            return
+        self._open_window(actor, self._top)  # type: ignore[arg-type]
+        self._note("deflect", nt, f"{self._names[actor]} sends the {pending} pending cards on to "
+                   f"{self._names[nt]}")
+        self._phase = "play"
+        self._set_turn(nt)
     def _open_window(self, actor: int, card: str) -> None:
+        called = self._caller == actor
+        if called:  # a call counts for one play (a call made ahead survives turn changes)
+            self._caller = None
         if self._cards[actor] != 1 or card in _NO_CALL or (
                 self._rules.seven_zero and INFO[card][1] in ("7", "0")):
             return
         self._window = actor
-        self._window_called = self._caller == actor
+        self._window_called = called
 
     def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
         """A last draw two / wild draw four still hits the next player (and any stack)."""
@@ -779,14 +944,67 @@ class Table:
             self._pending = 0
             self._penalty(self._step(actor), total, "penalty_draw", "is hit by the last card")
 
-    def _end_hand(self, w: int) -> None:
+    def _end_hand(self, w: int, card: str | None) -> None:
+        """`w` went out (on `card`), or is the last player or team left in (card None)."""
         self._window = None
         self._pending = 0
         self._hand_winner = w
         self._hands_won[w] += 1
         self._phase = "scores"
         self._owed = {}
-        self._note("hand_won", w, f"{self._names[w]} wins hand {self._hand}")
+        self._double = bool(self._rules.double_score and card is not None
+                            and INFO[card][1] in _DOUBLING)
+        how = ""
+        if card is None:
+            how = " as the last one left in"
+        elif self._double:
+            how = f" on {card}: the hand scores double"
+        winner = self._names[w] if self._team is None else \
+            f"{self._names[w]} ({self._team_name(self._team[w])})"
+        self._note("hand_won", w, f"{winner} wins hand {self._hand}{how}")
+
+    # ------------------------------------------------------------------ house rules: out, teams
+    def _check_out(self) -> None:
+        """`elimination`: a player who holds N cards or more is out of the hand; the last
+        player (or team) left in wins it. Run after every accepted event."""
+        if self._phase not in _IN_HAND:
+            return
+        limit, cards, out = self._elim, self._cards, self._gone
+        newly = [p for p in range(self._n) if p not in out and cards[p] >= limit]  # type: ignore[operator]
+        if not newly:
+            return
+        for p in newly:
+            out.add(p)
+            self._note("eliminated", p, f"{self._names[p]} holds {cards[p]} cards "
+                       f"(elimination {limit}): out of this hand")
+        self._fast_cards = {}  # the fast paths step seat by seat
+        if self._window in out:
+            self._window = None
+        left = [p for p in range(self._n) if p not in out]
+        if len({self._side(p) for p in left}) == 1:
+            t = self._turn
+            self._end_hand(t if t in left else left[0], None)
+            return
+        t = self._turn
+        if t in out and self._phase == "play":
+            self._advance(t)  # type: ignore[arg-type]
+
+    def _side(self, p: int) -> int:
+        return p if self._team is None else self._team[p]
+
+    def _members(self, k: int) -> list[int]:
+        return [i for i in range(self._n) if self._team is not None and self._team[i] == k]
+
+    def _team_name(self, k: int) -> str:
+        return " & ".join(self._names[i] for i in self._members(k))
+
+    def _team_totals(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Per team: score, hands won, cards held at the end of the last hand, last draw."""
+        groups = [self._members(k) for k in range(2)]
+        return ([sum(self._scores[i] for i in g) for g in groups],
+                [sum(self._hands_won[i] for i in g) for g in groups],
+                [sum(self._end_cards[i] for i in g) for g in groups],
+                [max(self._last_draw[i] for i in g) for g in groups])
 
     def _h_color(self, ev: dict, dry: bool) -> None:
         self._expect("color")
@@ -809,6 +1027,8 @@ class Table:
         assert p is not None and self._turn is not None
         if p == self._turn:
             raise _Reject(f"{self._names[p]} cannot target themselves")
+        if p in self._gone:
+            raise _Reject(f"{self._names[p]} is out of this hand")
         if swap_first and self._swap_target is not None:
             raise _Reject("the target is already chosen: waiting for color")
         if dry:
@@ -825,7 +1045,7 @@ class Table:
 
     def _h_draw(self, ev: dict, dry: bool) -> None:
         if (not dry and len(ev) == 1 and self._phase == "play" and not self._pending
-                and not self._drawn and self._draw_pile > 0):
+                and not self._drawn and self._draw_pile > 0 and self._fast_draw):
             # a plain draw of one card from a non-empty pile
             t = self._turn
             if self._window is not None:
@@ -845,10 +1065,14 @@ class Table:
         stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, None)
         take = accept and count == pending  # the victim takes the pending cards as this draw
         if take:
-            actor = (t - d) % self._n
+            actor = self._prev(t, d)
         p = self._player(ev, required=False)
         if p is not None and p != actor:
             raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+        if not take and self._limit_blocks(actor, count):
+            raise _Reject(f"{self._names[actor]} holds {self._cards[actor]} cards and the hand "
+                          f"limit is {self._rules.hand_limit}: no drawing by choice; play a card "
+                          f"or pass")
         if (not stand and not accept and self._drawn and not self._rules.draw_until_playable):
             raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
         if self._available() == 0:
@@ -860,6 +1084,8 @@ class Table:
             if victim is not None:
                 self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
             self._phase = "play"
+        if take or accept:
+            self._stack_top = None
         if take:
             self._pending = 0
             self._offender = None
@@ -870,7 +1096,7 @@ class Table:
             self._advance(actor)
             return
         if accept:
-            v = (t - d) % self._n
+            v = self._prev(t, d)
             self._pending = 0
             self._offender = None
             self._phase = "play"
@@ -881,7 +1107,7 @@ class Table:
         self._drawn = True
 
     def _h_pass(self, ev: dict, dry: bool) -> None:
-        if not dry and self._drawn and self._phase == "play" and not self._pending:
+        if not dry and self._drawn and self._phase == "play" and not self._pending and not self._gone:
             self._drawn = False  # `_advance` inlined: the phase is already "play"
             self._caller = None
             self._turn = (self._turn + self._dir) % self._n  # type: ignore[operator]
@@ -891,11 +1117,28 @@ class Table:
         assert t is not None
         if self._pending:
             raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
-        if not self._drawn and self._available() > 0:
+        at_limit = self._limit_blocks(t, 1)  # may not draw, so may pass
+        if not self._drawn and self._available() > 0 and not at_limit:
             raise _Reject(f"{self._names[t]} must draw before passing")
         if dry:
             return
+        if at_limit and not self._drawn:
+            seq, laid, passes = self._stall
+            sig = (self._draw_seq, len(self._pile))
+            self._stall = (*sig, passes + 1 if (seq, laid) == sig else 1)
         self._advance(t)
+
+    def _limit_blocks(self, p: int, count: int) -> bool:
+        """`hand_limit`: whether a draw of `count` by choice would take p past the limit. Once
+        every player in the hand has passed at the limit with no play or draw between (nobody
+        can move), the limit lifts until someone draws or plays, so a hand cannot stall."""
+        limit = self._rules.hand_limit
+        if limit is None or self._cards[p] + count <= limit:
+            return False
+        seq, laid, passes = self._stall
+        stalled = (seq, laid) == (self._draw_seq, len(self._pile)) and \
+            passes >= self._n - len(self._gone)
+        return not stalled
 
     def _h_uno(self, ev: dict, dry: bool) -> None:
         w = self._window
@@ -909,20 +1152,19 @@ class Table:
         if self._phase not in _IN_HAND:
             raise _Reject("no hand is being played")
         p = self._player(ev, required=False)
-        w, t = self._window, self._turn
-        turn_ok = (self._phase == "play" and t is not None and self._cards[t] == 2
-                   and self._caller != t and not self._pending)
+        w = self._window
+        callers = [c for c in self._callers() if self._cards[c] == 2 and self._caller != c]
         if p is None:
             if w is not None and not self._window_called:
                 p = w
-            elif turn_ok:
-                p = t
+            elif callers:
+                p = callers[0]
             else:
                 raise _Reject("no UNO window is open")
         elif p == w:
             if self._window_called:
                 raise _Reject(f"{self._names[p]} already called UNO")
-        elif not (p == t and turn_ok):
+        elif p not in callers:
             raise _Reject(f"{self._names[p]} has no UNO window open")
         if dry:
             return
@@ -932,6 +1174,26 @@ class Table:
         else:
             self._caller = p
         self._note("uno_called", p, f"{self._names[p]} called UNO!")
+
+    def _callers(self) -> tuple[int, ...]:
+        """Players whose turn has begun, or begins with the next event, and who may call UNO
+        for it (rules.md: a call counts from the moment it is their turn with two cards).
+        With a penalty pending, the victim's turn has begun when they may answer it (stacking,
+        deflect), and the next player's begins implicitly: their play or draw accepts it. While
+        an illegal card waits to be taken back, the player after it may play on it instead."""
+        phase = self._phase
+        if phase not in ("play", "challenge", "take_back"):
+            return ()
+        t, d, pending = self._turn, self._dir, self._pending
+        assert t is not None
+        if phase == "take_back":
+            if self._cards[t] == 0 or self._top is None:
+                return ()
+            t, d, pending, _ = self._coloured_effect(INFO[self._top][1], t, d, 0)
+        if not pending:
+            return (t,)
+        nxt = self._next(t, d)
+        return (t, nxt) if self._rules.answerable else (nxt,)
 
     def _h_catch(self, ev: dict, dry: bool) -> None:
         by = self._player(ev, "by", required=False)
@@ -1019,30 +1281,43 @@ class Table:
         assert off is not None and victim is not None
         self._offender = None
         self._pending = 0
+        self._stack_top = None
         self._turn = victim
         if guilty:
             self._penalty(off, 4, "challenge_upheld", "held a playable colour: challenge upheld")
             self._phase = "play"
             self._drawn = False
-            self._caller = None
+            if self._caller != victim:
+                self._caller = None
         else:
             self._penalty(victim, 6, "challenge_failed", "challenged an honest wild draw four")
             self._advance(victim)
 
+    def _scorers(self) -> list[int]:
+        """The losers whose points the hand's score needs, clockwise from the winner (`teams`
+        with winner_takes: the other team only; a partner's cards do not score)."""
+        w = self._hand_winner
+        assert w is not None
+        seats = [(w + i) % self._n for i in range(1, self._n)]
+        if self._team is not None and self._rules.scoring == "winner_takes":
+            seats = [q for q in seats if self._team[q] != self._team[w]]
+        return seats
+
     def _scorer(self, ev: dict) -> int:
         p = self._player(ev)
         assert p is not None
-        if p == self._hand_winner:
+        w = self._hand_winner
+        if p == w:
             raise _Reject(f"{self._names[p]} won the hand and holds no cards")
+        if self._team is not None and p not in self._scorers():
+            raise _Reject(f"{self._names[p]} is {self._names[w]}'s partner: a partner's cards "  # type: ignore[index]
+                          f"do not score")
         if p in self._owed:
             raise _Reject(f"{self._names[p]}'s points are already in")
         return p
 
     def _next_scorer(self) -> int:
-        w = self._hand_winner
-        assert w is not None
-        for i in range(1, self._n):
-            q = (w + i) % self._n
+        for q in self._scorers():
             if q not in self._owed:
                 return q
         raise _Reject("every loser's points are already in")
@@ -1057,11 +1332,13 @@ class Table:
 
     def _score(self, p: int, pts: int) -> None:
         self._owed[p] = pts
-        if len(self._owed) < self._n - 1:
+        if len(self._owed) < (self._n - 1 if self._team is None else len(self._scorers())):
             return
         w = self._hand_winner
         assert w is not None
         gains = hand_gains(self._names, w, self._owed, self._rules)
+        if self._double:
+            gains = {name: 2 * g for name, g in gains.items()}
         self._history.append({"hand": self._hand, "winner": self._names[w], "points": gains})
         self._end_cards = list(self._cards)
         self._total()
@@ -1083,9 +1360,17 @@ class Table:
             return
         self._game_winner = w
         self._phase = "game_over"
+        if self._team is not None:
+            k = self._team[w]
+            self._note("game_won", w, f"{self._team_name(k)} win the game with "
+                       f"{self._team_totals()[0][k]} points")
+            return
         self._note("game_won", w, f"{self._names[w]} wins the game with {self._scores[w]} points")
 
     def _outcome(self) -> int | None:
+        if self._team is not None:  # the teams' totals decide; the first partner names it
+            k = game_winner(self._rules, len(self._history), *self._team_totals())
+            return None if k is None else self._members(k)[0]
         return game_winner(self._rules, len(self._history), self._scores, self._hands_won,
                            self._end_cards, self._last_draw)
 
@@ -1095,15 +1380,23 @@ class Table:
             return
         t = self._turn
         assert t is not None
-        card = self._pile.pop()
-        self._seen[card] -= 1
-        self._cards[t] += 1
+        back = []
+        for _ in range(self._laid):  # a multiple play comes back whole
+            card = self._pile.pop()
+            self._seen[card] -= 1
+            self._cards[t] += 1
+            back.append(card)
+        self._laid = 1
+        card = ", ".join(reversed(back))
         self._top = self._pile[-1] if self._pile else None
         self._color = self._prev_color
         if self._window == t:
             self._window = None
         self._penalty(t, self._rules.illegal_play_penalty, "penalty_draw",
                       f"took back {card}")
+        if self._pending:  # an answer it may not go out on: the pending cards are still theirs
+            pending, self._pending, self._stack_top, self._offender = self._pending, 0, None, None
+            self._penalty(t, pending, "penalty_draw", "takes the pending cards and loses the turn")
         self._advance(t)
 
     def _h_undo(self, ev: dict, dry: bool) -> None:
@@ -1169,10 +1462,14 @@ class Table:
                 continue
             if idx in fixes:
                 ev = dict(ev, card=fixes[idx])
+                if isinstance(ev.get("cards"), list) and ev["cards"]:
+                    ev["cards"] = [*ev["cards"][:-1], fixes[idx]]  # `card` is the last laid
             try:
                 self._handler(ev)(self, ev, False)
             except _Reject as exc:
                 return f"{idx} ({exc})"
+            if self._elim is not None:
+                self._check_out()
             self._effective.append(idx)
         return None
 

@@ -17,7 +17,13 @@ FIRST_CARD_MODES = ("classic", "number_only")
 SCORING_MODES = ("winner_takes", "lowest_wins")
 UNO_CATCH_MODES = ("auto", "players")
 ROTATIONS = ("clockwise", "counterclockwise")
-STACKING_MODES = (False, "draw_two", "wild_draw_four", True)
+STACKING_MODES = (False, "draw_two", "wild_draw_four", True, "cross")
+# Which coloured cards of the colour in force send a pending draw on (house rule `deflect`).
+DEFLECT_MODES = (False, "reverse", "skip", True)
+# Seats a `teams` game needs: 2 vs 2 or 3 vs 3, partners seated alternately.
+TEAM_TABLES = (4, 6)
+UNO_PENALTY_RANGE = (1, 10)
+TURN_SECONDS_RANGE = (5, 600)
 # What a wild customizable card does (chosen by the table at game start):
 # "wild" = a plain wild (the default: record it; any draws the table reports are logged draws),
 # "draw_three" = the next player draws 3 and loses the turn, "skip" = the next player loses the turn.
@@ -44,13 +50,23 @@ class Rules:
     uno_penalty: int = 2                # cards drawn when caught without calling UNO
     uno_catch: str = "auto"             # auto (the referee catches) | players
     illegal_play_penalty: int = 2       # cards drawn after taking back a wrong card
-    stacking: bool | str = False        # False | "draw_two" | "wild_draw_four" | True (both)
+    stacking: bool | str = False        # False | "draw_two" | "wild_draw_four" | True (both) | "cross"
     jump_in: bool = False               # an identical card may be played out of turn
     seven_zero: bool = False            # 7 swaps hands with a chosen player, 0 passes hands on
     draw_until_playable: bool = False   # keep drawing until a playable card comes
     dealer_rotation: str = "clockwise"  # clockwise | counterclockwise
     dealer_by_draw: bool = False        # first dealer: highest card shown (reveal before deal)
     customizable: str = "wild"          # effect of wild customizable: wild | draw_three | skip
+    # house rules (all off by default; see README, "House rules")
+    deflect: bool | str = False         # False | "reverse" | "skip" | True: send a pending draw on
+    multiple_play: bool = False         # several cards of one number in one `play` (`cards`)
+    no_action_finish: bool = False      # the last card of a hand may not be skip/reverse/draw two
+    no_wild_finish: bool = False        # the last card of a hand may not be a wild
+    hand_limit: int | None = None       # a player holding this many cards does not draw by choice
+    elimination: int | None = None      # a player who reaches this many cards is out of the hand
+    teams: bool = False                 # partners seated alternately (4 or 6 players)
+    double_score: bool = False          # a hand won on a draw two / wild draw four scores double
+    turn_seconds: int | None = None     # a per-turn timer on the phones (warns only)
 
     @property
     def deck_counts(self) -> dict[str, int]:
@@ -62,9 +78,33 @@ class Rules:
 
     def stacks(self, symbol: str) -> bool:
         """Whether a pending penalty whose last card is `symbol` may be answered by another."""
-        if self.stacking is True:
+        if self.stacking is True or self.stacking == "cross":
             return symbol in ("draw_two", "wild_draw_four")
         return self.stacking == symbol
+
+    def deflects(self, symbol: str) -> bool:
+        """Whether a coloured `symbol` card (reverse, skip) sends a pending draw on."""
+        if self.deflect is True:
+            return symbol in ("reverse", "skip")
+        return self.deflect == symbol
+
+    @property
+    def answerable(self) -> bool:
+        """Whether a player hit by a draw card may answer it (stack or deflect) at all."""
+        return self.stacking is not False or self.deflect is not False
+
+    @property
+    def draw_two_waits(self) -> bool:
+        """A draw two's cards wait for its victim's answer instead of landing at once."""
+        return self.stacks("draw_two") or self.deflect is not False
+
+    def finish_forbidden(self, card_symbol: str, wild: bool) -> str | None:
+        """The option that forbids going out on this card, or None."""
+        if wild and self.no_wild_finish:
+            return "no_wild_finish"
+        if not wild and card_symbol in ("skip", "reverse", "draw_two") and self.no_action_finish:
+            return "no_action_finish"
+        return None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,9 +119,12 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "dealer_rotation": ROTATIONS,
     "customizable": CUSTOMIZABLE_EFFECTS,
 }
-_BOOLS = ("jump_in", "seven_zero", "draw_until_playable", "dealer_by_draw")
+_BOOLS = ("jump_in", "seven_zero", "draw_until_playable", "dealer_by_draw", "multiple_play",
+          "no_action_finish", "no_wild_finish", "teams", "double_score")
 # name -> smallest allowed value
-_INTS = {"swap_cards": 1, "hand_size": 1, "target": 1, "uno_penalty": 0, "illegal_play_penalty": 0}
+_INTS = {"swap_cards": 1, "hand_size": 1, "target": 1, "illegal_play_penalty": 0}
+# optional counts: null (off) or a whole number in the range
+_OPTIONAL_INTS = {"hand_limit": (2, 1000), "elimination": (2, 1000), "turn_seconds": TURN_SECONDS_RANGE}
 
 
 def parse_rules(raw: object) -> Rules:
@@ -101,7 +144,32 @@ def parse_rules(raw: object) -> Rules:
                 f"unknown rule {key!r}: did you mean {_suggest(key, tuple(_FIELDS))!r}?"
             )
         values[key] = _check_value(key, value)
-    return Rules(**values)
+    rules = Rules(**values)
+    _check_together(rules)
+    return rules
+
+
+def check_rule(key: str, value: Any) -> None:
+    """Raise RulesError if one option's value is bad on its own (the config file's check)."""
+    if key not in _FIELDS:
+        raise RulesError(f"unknown rule {key!r}: did you mean {_suggest(key, tuple(_FIELDS))!r}?")
+    _check_value(key, value)
+
+
+def _check_together(rules: Rules) -> None:
+    """Options that only make sense against each other (counts above the hand dealt)."""
+    for key in ("hand_limit", "elimination"):
+        value = getattr(rules, key)
+        if value is not None and value <= rules.hand_size:
+            raise RulesError(f"rule {key}={value} must be above hand_size ({rules.hand_size}): "
+                             f"every player starts with {rules.hand_size} cards")
+
+
+def check_players(rules: Rules, players: int) -> None:
+    """Raise RulesError if the options do not fit this many seats (`teams`)."""
+    if rules.teams and players not in TEAM_TABLES:
+        raise RulesError(f"rule teams needs 4 or 6 players (2 vs 2 or 3 vs 3, partners seated "
+                         f"alternately), not {players}")
 
 
 def _check_value(key: str, value: Any) -> Any:
@@ -118,12 +186,33 @@ def _check_value(key: str, value: Any) -> Any:
             raise RulesError(f"rule {key} takes true or false, not {value!r}")
         return value
     if key == "stacking":
-        if value is False or value is True or value in ("draw_two", "wild_draw_four"):
+        if value is False or value is True or value in ("draw_two", "wild_draw_four", "cross"):
             return value
         raise RulesError(
-            f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four: "
-            f"did you mean {_suggest(value, ('draw_two', 'wild_draw_four'))!r}?"
+            f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four, cross: "
+            f"did you mean {_suggest(value, ('draw_two', 'wild_draw_four', 'cross'))!r}?"
         )
+    if key == "deflect":
+        if value is False or value is True or value in ("reverse", "skip"):
+            return value
+        raise RulesError(
+            f"rule deflect={value!r} is not one of false, true, reverse, skip: "
+            f"did you mean {_suggest(value, ('reverse', 'skip'))!r}?"
+        )
+    if key == "uno_penalty":
+        low, high = UNO_PENALTY_RANGE
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RulesError(f"rule uno_penalty takes a whole number of cards {low}-{high}, "
+                             f"not {value!r}")
+        return value
+    if key in _OPTIONAL_INTS:
+        low, high = _OPTIONAL_INTS[key]
+        if value is None or value is False:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RulesError(f"rule {key} takes a whole number {low}-{high} (or null for off), "
+                             f"not {value!r}")
+        return value
     if key == "hands":
         if value is None:
             return None

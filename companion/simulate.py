@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping
 from companion.cards import COLORS
 from companion.engine import _PLAYABLE, INFO, Table, playable
 from companion.engine import playable_set as _playable_set
-from companion.rules import parse_rules
+from companion.rules import check_players, parse_rules
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 _EMPTY: dict = {}
@@ -36,6 +36,7 @@ class _Sim:
         self.rng = random.Random(seed)
         self.rules_raw = dict(rules) if rules else None
         self.rules = parse_rules(self.rules_raw)
+        check_players(self.rules, players)
         self.n = players
         self.names = list(NAMES[:players])
         self.table = Table()
@@ -44,7 +45,12 @@ class _Sim:
         self.out: list[dict] = []
         self.seq = 0
         self.random = self.rng.random
-        self.lean = not self.rules.jump_in
+        r = self.rules
+        # house rules that change what a turn may do (finish, draw, lay several): the inlined
+        # common-case loops do not know them, so every decision takes the full path
+        self.house_turns = bool(r.multiple_play or r.no_action_finish or r.no_wild_finish
+                                or r.hand_limit is not None)
+        self.lean = not r.jump_in and not self.house_turns
         # False: a table that makes no mistakes and never leaves a choice to chance it need
         # not (every UNO called, wild colours named in the play, points said at scoring)
         self.mistakes = mistakes
@@ -77,12 +83,16 @@ class _Sim:
 
     def push(self, ev: dict) -> None:
         t = self.table
+        gone = frozenset(t._gone) if self.effect is not None else None  # seats in the hand
         notes = t.push(ev)
         self.out.append(ev)
         if notes and notes[0]["kind"] == "rejected":
             raise SimulationError(f"engine rejected {ev}: {notes[0]['message']}")
         if self.effect is not None and t._phase not in ("color", "target"):
-            self.apply_effect()
+            if t._await is None:
+                self.apply_effect(gone or frozenset())
+            else:  # the hand ended before the effect (the last player left in won): none
+                self.effect = None
         if t._draw_seq != self.seq:  # somebody drew: bring the real hands up to the counts
             self.sync()
 
@@ -98,11 +108,34 @@ class _Sim:
                                           f"the table has {len(hands[i])}")
                 self.draw_real(i, d)
 
-    def apply_effect(self) -> None:
+    def apply_effect(self, gone: frozenset = frozenset()) -> None:
+        """Move the real cards as the engine moved the counts (`gone`: players out of the hand
+        when the effect applied; their hands stay where they are)."""
         kind, p = self.effect  # type: ignore[misc]
         self.effect = None
         t, hands, n = self.table, self.hands, self.n
         d = t._dir
+        if gone and kind in ("wild_shuffle_hands", "zero"):
+            seats = [i for i in range(n) if i not in gone]
+            m = len(seats)
+            if kind == "zero":
+                old = [hands[i] for i in seats]
+                for j in range(m):
+                    hands[seats[(j + d) % m]] = old[j]
+                return
+            order, q = [], p
+            for _ in range(m):  # from the next player in the hand, as the engine deals
+                q = (q + d) % n
+                while q in gone:
+                    q = (q + d) % n
+                order.append(q)
+            pool = [c for i in seats for c in hands[i]]
+            self.rng.shuffle(pool)
+            for i in seats:
+                hands[i].clear()
+            for k, c in enumerate(pool):
+                hands[order[k % m]].append(c)
+            return
         if kind == "wild_shuffle_hands":
             pool = [c for h in hands for c in h]
             self.rng.shuffle(pool)
@@ -140,10 +173,23 @@ class _Sim:
 
     def play(self, p: int, card: str, extra: dict | None = None,
              legal: bool = True) -> None:
-        """Play `card` from p's hand, then name colour / target as the card needs."""
+        """Play `card` from p's hand, then name colour / target as the card needs. With
+        `multiple_play`, a number card sometimes takes the other cards of its number along
+        (one `play` with `cards`; the last one laid is the top card)."""
         rng, t = self.rng, self.table
-        self.play_real(p, card)
         ev: dict = {"type": "play", "card": card}
+        if self.rules.multiple_play and legal and not extra and card[-1].isdigit():
+            rest = list(self.hands[p])
+            rest.remove(card)
+            same = [c for c in rest if INFO[c][1] == INFO[card][1]]
+            if same and rng.random() < 0.6:
+                laid = [card, *rng.sample(same, rng.randint(1, len(same)))]
+                for c in laid:
+                    self.play_real(p, c)
+                card = laid[-1]
+                ev = {"type": "play", "card": card, "cards": laid}
+        if "cards" not in ev:
+            self.play_real(p, card)
         if extra:
             ev.update(extra)
         sym = INFO[card][1]
@@ -154,13 +200,16 @@ class _Sim:
                 self.effect = ("wild_shuffle_hands", p)
             elif card == "wild_swap_hands" or (self.rules.seven_zero and sym == "7"):
                 self.effect = ("swap", p)
-                self.target = rng.choice([i for i in range(self.n) if i != p])
+                self.target = rng.choice([i for i in range(self.n) if i != p and i not in t._gone])
             elif self.rules.seven_zero and sym == "0":
                 self.effect = ("zero", p)
         inline = wild and not last and (not self.mistakes or rng.random() < 0.5)
         if inline:
             ev["color"] = self.best_color(p)
         self.push(ev)
+        if self.effect is not None and self.effect[0] == "swap" and self.target in t._gone:
+            # the play itself put the chosen target out (a penalty it brought): choose again
+            self.target = rng.choice([i for i in range(self.n) if i != p and i not in t._gone])
         if t._phase == "color" and rng.random() < 0.5 and card == "wild_swap_hands":
             self.push({"type": "target", "player": self.names[self.target]})
         if t._phase == "color":
@@ -207,7 +256,11 @@ class _Sim:
         if pending and phase != "take_back":
             victim = self.on_turn()
             answers = [c for c in self.hands[victim] if t._answers(c)]
+            if self.house_turns:
+                answers = [c for c in answers if t._blocked_finish(victim, [c]) is None]
             if answers and rng.random() < 0.6:
+                if len(self.hands[victim]) == 2 and self.rules.answerable and rng.random() < 0.5:
+                    self.push({"type": "uno", "player": names[victim]})  # before answering
                 self.play(victim, rng.choice(answers))
                 self.uno_calls()
                 return
@@ -219,12 +272,12 @@ class _Sim:
             if r < 0.45:
                 self.push({"type": "draw", "count": pending})
                 return
-        standing, accepting, *_, actor = t._pre_turn(_EMPTY, None)
+        standing, accepting, _, _, owed, _, actor = t._pre_turn(_EMPTY, None)
         # jump-in: someone holding the identical card slams it down out of turn
         if (self.rules.jump_in and phase == "play" and not pending and rng.random() < 0.3):
             top = t._top
             for j in range(self.n):
-                if j != actor and top in self.hands[j] and t._cards[j] > 1:
+                if j != actor and top in self.hands[j] and t._cards[j] > 1 and j not in t._gone:
                     self.play(j, top, {"player": names[j]})  # type: ignore[arg-type]
                     self.uno_calls()
                     return
@@ -236,18 +289,26 @@ class _Sim:
             if playable(drawn, top, color) and rng.random() < 0.85:
                 self.play(actor, drawn)
                 self.uno_calls()
-            elif self.rules.draw_until_playable and t._available() > 0 and rng.random() < 0.7:
+            elif self.rules.draw_until_playable and t._available() > 0 and rng.random() < 0.7 \
+                    and self.may_draw(actor):
                 self.push({"type": "draw"})
             else:
                 self.push({"type": "pass"})
             return
-        if len(hand) == 2 and rng.random() < 0.4 and not standing and not accepting \
+        if self.house_turns or self.rules.answerable:
+            # a call for a turn that begins with this event (after a stack or a standing card)
+            if len(hand) == 2 and rng.random() < 0.4 and actor in t._callers() \
+                    and t._caller != actor and t._window != actor:
+                self.push({"type": "uno", "player": names[actor]})
+        elif len(hand) == 2 and rng.random() < 0.4 and not standing and not accepting \
                 and t._window is None:
             self.push({"type": "uno", "player": names[actor]})
         ok = _playable_set(top, color)
         legal = [c for c in hand if c in ok]
         if accepting or standing:
             legal = [c for c in legal if not t._answers(c)]
+        if self.house_turns and len(hand) == 1:
+            legal = [c for c in legal if t._blocked_finish(actor, [c]) is None]
         if legal and rng.random() < 0.97:
             plain = [c for c in legal if c != "wild_draw_four"]
             card = rng.choice(plain if plain and rng.random() < 0.9 else legal)
@@ -257,6 +318,18 @@ class _Sim:
         illegal = [c for c in hand if c not in ok and not t._answers(c)]
         if illegal and len(hand) > 2 and not accepting and rng.random() < 0.4:
             self.play(actor, rng.choice(illegal), legal=False)
+            return
+        if not self.may_draw(actor):  # hand_limit: no drawing by choice
+            if legal:
+                self.play(actor, legal[0])
+                self.uno_calls()
+            elif accepting:  # the victim takes the stack first; the actor then passes
+                self.push({"type": "draw", "count": owed})
+            elif standing:  # nothing to lay on the standing card: it is taken back after all
+                self.hands[self.on_turn()].append(self.discard.pop())
+                self.push({"type": "take_back"})
+            else:
+                self.push({"type": "pass"})
             return
         if t._available() > 0 or (legal and (accepting or standing)):
             if t._available() > 0:
@@ -270,6 +343,10 @@ class _Sim:
         else:  # nothing left to draw anywhere and nothing to play
             self.push({"type": "pass"})
 
+    def may_draw(self, p: int) -> bool:
+        """Whether p may draw one card by choice (`hand_limit`)."""
+        return self.rules.hand_limit is None or not self.table._limit_blocks(p, 1)
+
     def clean_turn(self) -> None:
         """One decision of a table without mistakes (phase play or challenge): answer or take
         a pending penalty, else play a random legal card, else draw, else pass."""
@@ -279,6 +356,8 @@ class _Sim:
         pending = t._pending
         if pending:
             answers = [c for c in hand if t._answers(c)]
+            if self.house_turns:
+                answers = [c for c in answers if t._blocked_finish(p, [c]) is None]
             if answers:
                 self.play(p, rng.choice(answers))
                 self.uno_calls()
@@ -290,16 +369,18 @@ class _Sim:
             if hand[-1] in ok:
                 self.play(p, hand[-1])
                 self.uno_calls()
-            elif self.rules.draw_until_playable and t._available() > 0:
+            elif self.rules.draw_until_playable and t._available() > 0 and self.may_draw(p):
                 self.push({"type": "draw"})
             else:
                 self.push({"type": "pass"})
             return
         legal = [c for c in hand if c in ok]
+        if self.house_turns and len(hand) == 1:
+            legal = [c for c in legal if t._blocked_finish(p, [c]) is None]
         if legal:
             self.play(p, rng.choice(legal))
             self.uno_calls()
-        elif t._available() > 0:
+        elif t._available() > 0 and self.may_draw(p):
             self.push({"type": "draw"})
         else:
             self.push({"type": "pass"})
@@ -520,8 +601,9 @@ class _Sim:
             self.play_hand_clean()
         # scores: the losers show their hands (or say their points)
         w = t._hand_winner
+        owed = set(t._scorers())  # `teams`: a partner's cards do not score
         for i in range(self.n):
-            if i == w:
+            if i == w or i not in owed:
                 continue
             if not self.mistakes:  # said, straight to the referee (nothing physical moves)
                 ev = {"type": "points", "player": self.names[i],

@@ -156,3 +156,35 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
     expect(standings.locator("#history tr")).to_have_count(2)
     expect(standings.locator("#chart polyline")).to_have_count(3)
     standings.screenshot(path=str(SHOTS / "standings.png"), full_page=True)
+
+
+def test_host_sets_house_rules_and_phones_see_teams_and_the_turn_timer(server, browser):
+    url, referee = server
+    pw, b = browser
+    host = b.new_context(**pw.devices["Pixel 5"]).new_page()
+    host.goto(url + "/host")
+    host.fill("#pin", PIN)
+    host.click("#login button")
+    host.wait_for_selector("#newgame")
+    host.fill("#players", "Ann, Bob, Cat, Dan")
+    host.select_option("select[name=stacking]", "cross")
+    host.select_option("select[name=deflect]", "reverse")
+    host.check("input[name=teams]")
+    host.check("input[name=multiple_play]")
+    host.fill("input[name=turn_seconds]", "30")
+    host.click("#newgame button")
+    deadline = time.monotonic() + 10
+    while referee.state["rules"]["turn_seconds"] != 30 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    rules = referee.state["rules"]
+    assert (rules["stacking"], rules["deflect"], rules["teams"], rules["multiple_play"],
+            rules["hand_limit"], rules["elimination"]) == ("cross", "reverse", True, True, None, None)
+    referee.submit({"type": "deal", "dealer": "Dan"}, source="host")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    table = b.new_context(**pw.devices["Pixel 5"]).new_page()
+    table.goto(url + "/")
+    expect(table.locator("#timer")).to_contain_text("Ann's turn: ")
+    expect(table.locator("#players")).to_contain_text("Ann (Ann & Cat)")
+    phone = _phone(browser, url)
+    phone.click("#names button:has-text('Ann')")
+    expect(phone.locator("#timer")).to_contain_text("Your turn: ")

@@ -170,9 +170,25 @@ def test_run_reports_config_error_on_one_line(tmp_path: Path, capsys: pytest.Cap
     [
         ("[rules]\ntarget = 'x'\n", "config.toml line 2: rule target takes a whole number of at least 1, not 'x'"),
         ("[rules]\njump_in = true\nstacking = 'maybe'\n", "config.toml line 3: rule stacking='maybe' is not one of"),
+        ("[rules]\nhand_size = 9\nhand_limit = 8\n", "config.toml line 3: rule hand_limit=8 must be above hand_size (9)"),
+        ("[rules]\nuno_penalty = 11\n", "config.toml line 2: rule uno_penalty takes a whole number of cards 1-10"),
+        ("[rules]\ndeflect = 'both'\n", "config.toml line 2: rule deflect='both' is not one of false, true, reverse, skip"),
     ],
 )
 def test_config_bad_rule_value_names_line_and_rule(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_config(text)
     assert str(info.value).startswith(message)
+
+
+def test_config_accepts_house_rules_that_fit_together() -> None:
+    config = parse_config("[rules]\nhand_size = 5\nhand_limit = 6\nelimination = 9\n"
+                          "stacking = 'cross'\ndeflect = true\nteams = true\nturn_seconds = 30\n")
+    assert config.rules["hand_limit"] == 6 and config.rules["stacking"] == "cross"
+
+
+def test_config_teams_need_four_or_six_players() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config('players = ["Ann", "Bob", "Cy"]\n[rules]\nteams = true\n')
+    assert str(info.value) == ("config.toml line 3: rule teams needs 4 or 6 players (2 vs 2 or "
+                               "3 vs 3, partners seated alternately), not 3")

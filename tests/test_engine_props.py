@@ -19,6 +19,11 @@ RULES = st.sampled_from([
     {"hand_size": 2, "seven_zero": True, "deck": "modern", "draw_until_playable": True},
     {"hand_size": 3, "deck": "swap", "uno_catch": "players", "customizable": "draw_three"},
     {"hand_size": 1, "target": 30, "scoring": "lowest_wins", "first_card": "number_only"},
+    {"hand_size": 2, "stacking": "cross", "deflect": True, "multiple_play": True, "jump_in": True},
+    {"hand_size": 2, "elimination": 4, "hand_limit": 3, "no_action_finish": True,
+     "no_wild_finish": True, "double_score": True, "seven_zero": True, "deck": "modern"},
+    {"hand_size": 3, "deflect": "skip", "stacking": "wild_draw_four", "uno_penalty": 7,
+     "elimination": 5, "turn_seconds": 20},
 ])
 
 
@@ -32,6 +37,7 @@ EVENT = st.one_of(
     CARD.map(lambda c: {"type": "play", "card": c}),
     st.tuples(CARD, COLOR).map(lambda x: {"type": "play", "card": x[0], "color": x[1]}),
     st.tuples(CARD, PLAYER).map(lambda x: {"type": "play", "card": x[0], "player": x[1]}),
+    st.lists(CARD, max_size=3).map(lambda cs: {"type": "play", "cards": cs}),
     _opt("count", st.integers(-1, 4)).map(lambda d: {"type": "draw", **d}),
     st.just({"type": "pass"}),
     COLOR.map(lambda c: {"type": "color", "color": c}),
@@ -161,3 +167,40 @@ def test_engine_stray_events_in_real_games_are_safe(seed, rules, strays):
             table.push({"type": "undo"})
             assert table.state == before
             table.push(ev)
+
+
+# Every table option of the rulebook and the house rules, in any combination the engine accepts.
+HOUSE_RULES = st.fixed_dictionaries({}, optional={
+    "stacking": st.sampled_from([False, True, "draw_two", "wild_draw_four", "cross"]),
+    "deflect": st.sampled_from([False, True, "reverse", "skip"]),
+    "multiple_play": st.booleans(), "no_action_finish": st.booleans(),
+    "no_wild_finish": st.booleans(), "double_score": st.booleans(), "teams": st.booleans(),
+    "jump_in": st.booleans(), "seven_zero": st.booleans(), "draw_until_playable": st.booleans(),
+    "hand_limit": st.integers(8, 20), "elimination": st.integers(8, 25),
+    "uno_penalty": st.integers(1, 10), "turn_seconds": st.integers(5, 600),
+    "uno_catch": st.sampled_from(["auto", "players"]),
+    "deck": st.sampled_from(["classic", "modern", "swap"]),
+})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOUSE_RULES, st.data(), st.integers(0, 10**6), st.booleans())
+def test_house_rules_random_legal_games_replay_and_keep_the_invariants(rules, data, seed, mistakes):
+    """Random legal logs (the simulator) under random option sets: no rejection, no internal
+    error; hand sizes >= 0, cards conserved, the turn a seated player still in the hand; and
+    a replay of the log gives the same state."""
+    players = data.draw(st.sampled_from([4, 6]) if rules.get("teams") else st.integers(2, 10))
+    table = Table()
+    log = []
+    for ev in simulate_games(players, 2, seed, rules, mistakes=mistakes):
+        log.append(ev)
+        notes = table.push(ev)
+        assert not notes or notes[0]["kind"] != "rejected", (ev, notes)
+        assert not any(n["message"].startswith("internal error") for n in notes), notes
+        state = table.state
+        names = [p["name"] for p in state["players"]]
+        assert all(p["cards"] >= 0 for p in state["players"])
+        assert state["turn"] is None or (state["turn"] in names and state["turn"] not in state["out"])
+        assert set(state["out"]) <= set(names)
+        assert _conserved(table)
+    assert replay(log).state == table.state

@@ -27,6 +27,19 @@ def test_rules_defaults_follow_the_rulebook():
     ({"uno_penalty": 4}, "uno_penalty", 4),
     ({"dealer_rotation": "counterclockwise"}, "dealer_rotation", "counterclockwise"),
     ({"customizable": "draw_three"}, "customizable", "draw_three"),
+    ({"stacking": "cross"}, "stacking", "cross"),
+    ({"deflect": "skip"}, "deflect", "skip"),
+    ({"multiple_play": True}, "multiple_play", True),
+    ({"no_action_finish": True}, "no_action_finish", True),
+    ({"no_wild_finish": True}, "no_wild_finish", True),
+    ({"hand_limit": 15}, "hand_limit", 15),
+    ({"hand_limit": None}, "hand_limit", None),
+    ({"elimination": 25}, "elimination", 25),
+    ({"elimination": False}, "elimination", None),  # TOML has no null: false is off
+    ({"teams": True}, "teams", True),
+    ({"double_score": True}, "double_score", True),
+    ({"uno_penalty": 10}, "uno_penalty", 10),
+    ({"turn_seconds": 45}, "turn_seconds", 45),
 ])
 def test_rules_accepts_every_option(raw, key, value):
     assert getattr(parse_rules(raw), key) == value
@@ -45,6 +58,16 @@ def test_rules_accepts_every_option(raw, key, value):
     ({"hands": 0}, "1 or more"),
     ({"uno_penalty": True}, "whole number"),
     ([1, 2], "must be an object"),
+    ({"multiple_play": "yes"}, "rule multiple_play takes true or false, not 'yes'"),
+    ({"no_action_finish": 1}, "rule no_action_finish takes true or false, not 1"),
+    ({"no_wild_finish": None}, "rule no_wild_finish takes true or false, not None"),
+    ({"teams": "2v2"}, "rule teams takes true or false, not '2v2'"),
+    ({"double_score": "x2"}, "rule double_score takes true or false"),
+    ({"deflect": "revers"}, "did you mean 'reverse'?"),
+    ({"elimination": 1}, "rule elimination takes a whole number 2-1000 (or null for off), not 1"),
+    ({"hand_limit": 5}, "rule hand_limit=5 must be above hand_size (7)"),
+    ({"uno_penalty": 0}, "rule uno_penalty takes a whole number of cards 1-10, not 0"),
+    ({"turn_seconds": 0}, "rule turn_seconds takes a whole number 5-600"),
 ])
 def test_rules_rejects_bad_options_with_a_suggestion(raw, message):
     with pytest.raises(RulesError) as info:
@@ -66,3 +89,16 @@ def test_rules_stacking_modes(stacking, draw_two, wild_draw_four):
 def test_rules_as_dict_round_trips():
     rules = parse_rules({"seven_zero": True, "target": 200})
     assert parse_rules(rules.as_dict()) == rules
+
+
+@pytest.mark.parametrize("deflect, reverse, skip", [
+    (False, False, False), ("reverse", True, False), ("skip", False, True), (True, True, True)])
+def test_rules_deflect_modes(deflect, reverse, skip):
+    rules = Rules(deflect=deflect)
+    assert rules.deflects("reverse") is reverse and rules.deflects("skip") is skip
+    assert rules.answerable is (deflect is not False) and rules.draw_two_waits is (deflect is not False)
+
+
+def test_rules_cross_stacks_both_kinds():
+    rules = Rules(stacking="cross")
+    assert rules.stacks("draw_two") and rules.stacks("wild_draw_four") and rules.answerable

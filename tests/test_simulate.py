@@ -110,6 +110,9 @@ def test_simulate_command_rejects_bad_player_counts(capsys):
 @pytest.mark.parametrize("players, rules", [
     (2, None), (4, {"stacking": True, "jump_in": True, "seven_zero": True}),
     (7, {"deck": "modern", "hand_size": 12}), (10, {"deck": "swap", "swap_cards": 4}),
+    (4, {"teams": True, "elimination": 11, "seven_zero": True, "deck": "modern", "multiple_play": True}),
+    (5, {"stacking": "cross", "deflect": True, "hand_limit": 10, "no_action_finish": True,
+         "no_wild_finish": True, "elimination": 14, "deck": "modern"}),
 ])
 def test_simulate_real_cards_match_what_the_engine_tracks(players, rules, mistakes):
     """Before each draw, pass or call the physical table equals the engine's bookkeeping:
@@ -184,3 +187,67 @@ def test_simulate_illegal_play_rate_is_the_referees_prior():
     illegal, plays = illegal_play_rate(4, 300, seed=7)
     assert plays > 10_000
     assert abs(illegal / plays - ILLEGAL_PLAY_RATE) < 0.3 * ILLEGAL_PLAY_RATE
+
+
+HOUSE = {"stacking": "cross", "deflect": True, "multiple_play": True, "no_action_finish": True,
+         "no_wild_finish": True, "hand_limit": 12, "elimination": 18, "teams": True,
+         "double_score": True, "uno_penalty": 6, "turn_seconds": 30, "jump_in": True,
+         "seven_zero": True}
+
+
+@pytest.mark.parametrize("mistakes", [True, False])
+@pytest.mark.parametrize("players, rules", [
+    (4, HOUSE), (6, HOUSE), (3, {k: v for k, v in HOUSE.items() if k != "teams"}),
+    (2, {"stacking": "cross", "deflect": "reverse", "elimination": 12}),
+    (5, {"multiple_play": True, "hand_limit": 9, "draw_until_playable": True}),
+])
+def test_simulate_plays_with_house_rules_and_replays_clean(players, rules, mistakes):
+    log = list(simulate_games(players, 8, 4, rules, mistakes=mistakes))
+    state = replay(log).state
+    kinds = collections.Counter(n["kind"] for n in state["notices"])
+    assert kinds["rejected"] == 0 and kinds["hand_won"] >= 1
+    assert all(p["cards"] >= 0 for p in state["players"])
+
+
+def test_simulate_house_rules_reach_their_corners():
+    """Over many hands every house rule's own notice or event shows up (the finish limits
+    off: with both on no hand could be won on a draw card, so none would score double)."""
+    rules = {k: v for k, v in HOUSE.items() if k not in ("no_action_finish", "no_wild_finish")}
+    log = list(simulate_games(4, 120, 9, rules))
+    state = replay(log).state
+    kinds = collections.Counter(n["kind"] for n in state["notices"])
+    assert kinds["deflect"] and kinds["eliminated"] and kinds["rejected"] == 0
+    assert any("scores double" in n["message"] for n in state["notices"])
+    assert any(ev["type"] == "play" and len(ev.get("cards", ())) > 1 for ev in log)
+    assert state["teams"] and sum(t["hands_won"] for t in state["teams"]) >= 1
+
+
+def test_simulate_cli_house_rules_and_seat_errors(tmp_path, capsys):
+    out = tmp_path / "house.jsonl"
+    assert main(["simulate", "--players", "4", "--hands", "2", "--seed", "3",
+                 "--rules", json.dumps(HOUSE), "--out", str(out)]) == 0
+    state = replay(out.read_text().splitlines()).state
+    assert not [n for n in state["notices"] if n["kind"] == "rejected"]
+    assert main(["simulate", "--players", "5", "--rules", '{"teams": true}']) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("rule teams needs 4 or 6 players (2 vs 2 or 3 vs 3, partners seated "
+                        "alternately), not 5") and "\n" not in err
+    assert main(["simulate", "--rules", '{"hand_limit": 3}']) == 1
+    assert "must be above hand_size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players, seed, mistakes, rules", [
+    # an illegal draw two left standing while the next player sits at the hand limit
+    (4, 1058, True, {"jump_in": True, "deflect": True, "uno_penalty": 6, "stacking": True,
+                     "hand_limit": 8, "elimination": 23, "deck": "swap", "seven_zero": True,
+                     "teams": True}),
+    # a seven's chosen target put out of the hand by a penalty the seven itself brought
+    (6, 311120, True, {"deflect": "skip", "no_wild_finish": True, "teams": True,
+                       "double_score": True, "jump_in": True, "seven_zero": True, "elimination": 11}),
+    # a seven whose play put the last opponent out: the hand ends, no swap happens
+    (2, 865185, True, {"stacking": "wild_draw_four", "no_wild_finish": True, "seven_zero": True,
+                       "draw_until_playable": True, "elimination": 13, "deck": "swap"}),
+])
+def test_simulate_house_rule_corners_found_by_random_option_sets(players, seed, mistakes, rules):
+    log = list(simulate_games(players, 2, seed, rules, mistakes=mistakes))
+    assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]

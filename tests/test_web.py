@@ -281,3 +281,60 @@ def test_public_state_keeps_public_plays_and_prose_readable():
     messages = [n["message"] for n in public_state(state, events)["notices"]]
     assert messages == ["Bob cannot play blue_4 on green_8",
                         "Cat challenged an honest wild draw four: draws 6", "Ann shows a card"]
+
+
+def test_host_starts_a_game_with_house_rules(referee, host, app):
+    rules = {"stacking": "cross", "deflect": "reverse", "multiple_play": True, "teams": True,
+             "hand_limit": 12, "elimination": 20, "double_score": True, "turn_seconds": 30,
+             "no_action_finish": True, "no_wild_finish": True, "uno_penalty": 6}
+    players = ["Ann", "Bob", "Cat", "Dan"]
+    assert host.post("/api/host/game", json={"players": players, "rules": rules}).status_code == 200
+    state = app.test_client().get("/api/state").get_json()
+    assert {k: state["rules"][k] for k in rules} == rules
+    assert [t["name"] for t in state["teams"]] == ["Ann & Cat", "Bob & Dan"] and state["out"] == []
+    resp = host.post("/api/host/game", json={"players": PLAYERS, "rules": {"teams": True}})
+    assert resp.status_code == 409 and "4 or 6 players" in resp.get_json()["error"]
+
+
+def test_host_lays_a_multiple_play(game, host, referee):
+    assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"multiple_play": True}}).status_code == 200
+    host.post("/api/host/deal", json={"dealer": "Cat"})
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    assert host.post("/api/host/card", json={"card": "red_7 blue_7"}).status_code == 200
+    assert referee.state["pile"] == ["red_5", "red_7", "blue_7"]
+    assert host.post("/api/host/card", json={"cards": ["blue_8", "red_9"]}).status_code == 409
+
+
+def test_turn_timer_counts_from_the_start_of_each_turn():
+    from web.hub import TurnClock
+
+    now = [100.0]
+    clock = TurnClock(lambda: now[0])
+    state = {"rules": {"turn_seconds": 30}, "turn": "Ann", "waiting_for": "play", "hand": 1,
+             "top": "red_5", "color": "red", "direction": "clockwise", "discard_pile": 1}
+    assert clock.read(state) == {"seconds": 30, "elapsed": 0.0}
+    now[0] = 112.5
+    assert clock.read(dict(state, drawn=True)) == {"seconds": 30, "elapsed": 12.5}  # a draw: same turn
+    assert clock.read(dict(state, turn="Bob")) == {"seconds": 30, "elapsed": 0.0}
+    assert clock.read(dict(state, rules={})) is None and clock.read(dict(state, turn=None)) is None
+
+
+def test_turn_timer_reaches_the_phones_only_when_set(referee, host, app):
+    host.post("/api/host/game", json={"players": PLAYERS, "rules": {"turn_seconds": 20}})
+    host.post("/api/host/deal", json={"dealer": "Cat"})
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    state = app.test_client().get("/api/state").get_json()
+    assert state["turn_clock"]["seconds"] == 20 and 0 <= state["turn_clock"]["elapsed"] < 5
+    host.post("/api/host/game", json={"players": PLAYERS})
+    assert app.test_client().get("/api/state").get_json()["turn_clock"] is None
+
+
+def test_host_page_shows_house_rules_with_plain_labels(host):
+    html = host.get("/host").get_data(as_text=True)
+    for name, words in [("deflect", "Send a pending draw on"), ("multiple_play", "several cards"),
+                        ("no_action_finish", "No going out on a skip"), ("no_wild_finish", "on a wild"),
+                        ("hand_limit", "Hand limit"), ("elimination", "Out of the hand"),
+                        ("teams", "Teams"), ("double_score", "Double points"),
+                        ("turn_seconds", "Turn timer")]:
+        assert f'name="{name}"' in html and words in html
+    assert 'value="cross"' in html

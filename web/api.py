@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session, stream_with_context
 
+from dataclasses import fields
+
 from companion.errors import CompanionError
 from companion.cards import parse_card, parse_color
+from companion.rules import Rules
 from web.security import SEAT_COOKIE, host_required, pin_ok
 
 bp = Blueprint("api", __name__)
@@ -197,9 +201,8 @@ def host_logout() -> Any:
     return jsonify(ok=True)
 
 
-_RULE_KEYS = ("deck", "hand_size", "first_card", "target", "scoring", "uno_penalty", "uno_catch",
-              "illegal_play_penalty", "stacking", "jump_in", "seven_zero", "draw_until_playable",
-              "dealer_rotation", "hands", "dealer_by_draw", "swap_cards")
+# every table option of the engine, house rules included (their values are the engine's to check)
+_RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 
 @bp.post("/api/host/game")
@@ -282,13 +285,20 @@ def host_verdict() -> Any:
 @bp.post("/api/host/card")
 @host_required
 def host_card() -> Any:
-    """A card the camera missed: a `play` (with an optional colour) or a `flip`."""
+    """A card the camera missed: a `play` (with an optional colour) or a `flip`. Several names
+    ("red_5 blue_5", or a `cards` list) are one multiple play (house rule multiple_play)."""
     data = _body()
     kind = data.get("type", "play")
     if kind not in ("play", "flip", "take_back"):
         raise BadRequest("type must be play, flip or take_back")
     if kind == "take_back":
         return _submit({"type": "take_back"}, "host")
+    names = data.get("cards")
+    if names is None and isinstance(data.get("card"), str):
+        names = [n for n in re.split(r"[\s,]+", data["card"].strip()) if n]
+    if kind == "play" and isinstance(names, list) and len(names) > 1:
+        laid = [parse_card(n).name for n in names]
+        return _submit({"type": "play", "card": laid[-1], "cards": laid}, "host")
     event: dict = {"type": kind, "card": parse_card(data.get("card")).name}
     if data.get("color"):
         event["color"] = parse_color(data["color"])

@@ -9,7 +9,8 @@ import json
 import queue
 import re
 import threading
-from typing import Any
+import time
+from typing import Any, Callable
 
 from companion.cards import CARD_NAMES
 
@@ -31,13 +32,46 @@ def _from_reveal(events: list | None, index: object) -> bool:
 PUBLIC_KEYS = (
     "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",
     "game_winner", "rules", "hand", "draw_pile", "discard_pile", "pending_draw", "uno_window",
-    "drawn", "history",
+    "drawn", "history", "teams", "out",
 )
 
 
-def public_state(state: dict, events: list | None = None, game_id: str | None = None) -> dict:
+class TurnClock:
+    """When the turn in progress began, by this process's clock: the engine is pure and has
+    none, so the `turn_seconds` timer lives here. The phones count down from `elapsed`; the
+    timer only warns, nothing is ever played for anyone."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._key: tuple | None = None
+        self._since = 0.0
+
+    def read(self, state: dict, game_id: str | None = None) -> dict | None:
+        """{"seconds": the option, "elapsed": seconds since this turn began}, or None when the
+        table has no timer or nobody is on turn."""
+        seconds = (state.get("rules") or {}).get("turn_seconds")
+        turn = state.get("turn")
+        if not seconds or turn is None:
+            return None
+        # a new turn: another player, phase or card on the pile (a 2-player skip replays it)
+        key = (game_id, state.get("hand"), turn, state.get("waiting_for"), state.get("top"),
+               state.get("color"), state.get("direction"), state.get("discard_pile"))
+        now = self._clock()
+        with self._lock:
+            if key != self._key:
+                self._key, self._since = key, now
+            since = self._since
+        return {"seconds": seconds, "elapsed": round(now - since, 1)}
+
+
+def public_state(state: dict, events: list | None = None, game_id: str | None = None,
+                 turn_clock: dict | None = None) -> dict:
     """The state a phone may see: everything but revealed cards, last 30 notices."""
     out: dict[str, Any] = {k: state.get(k) for k in PUBLIC_KEYS}
+    out["teams"] = out["teams"] or []
+    out["out"] = out["out"] or []
+    out["turn_clock"] = turn_clock
     notices = []
     for notice in (state.get("notices") or [])[-30:]:
         notice = dict(notice)
@@ -55,8 +89,9 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
 class LiveHub:
     """Fan-out of referee updates to every open SSE stream (one bounded queue each)."""
 
-    def __init__(self, referee: Any) -> None:
+    def __init__(self, referee: Any, clock: Callable[[], float] = time.monotonic) -> None:
         self.referee = referee
+        self.turn_clock = TurnClock(clock)
         self._lock = threading.Lock()
         self._queues: set[queue.Queue] = set()
         self._unsubscribe = referee.subscribe(self._on_event) if referee is not None else None
@@ -65,11 +100,14 @@ class LiveHub:
         ref = self.referee
         if ref is None:
             return public_state({"waiting_for": "game", "players": []})
-        return public_state(ref.state, ref.events, getattr(ref, "game_id", None))
+        state, game_id = ref.state, getattr(ref, "game_id", None)
+        return public_state(state, ref.events, game_id, self.turn_clock.read(state, game_id))
 
     def _on_event(self, state: dict, notices: list[dict]) -> None:
         # Runs on the submitting thread after the event is stored: only enqueue.
-        payload = json.dumps({"state": public_state(state, self.referee.events, self.referee.game_id)})
+        game_id = self.referee.game_id
+        clock = self.turn_clock.read(state, game_id)
+        payload = json.dumps({"state": public_state(state, self.referee.events, game_id, clock)})
         with self._lock:
             queues = list(self._queues)
         for q in queues:

@@ -77,6 +77,8 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
             tags = []
             if p["name"] == state.get("dealer"):
                 tags.append("dealer")
+            if p["name"] in (state.get("out") or ()):
+                tags.append("out of the hand")
             if p["name"] == state.get("game_winner"):
                 tags.append("game winner")
             elif p["name"] == state.get("hand_winner"):
@@ -86,6 +88,9 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
                 f"  {mark} {p['name']:<{width}}  {p['cards']:5d}  {p['score']:5d}  "
                 f"{p['hands_won']:9d}{tag}"
             )
+        for team in state.get("teams") or []:
+            out.append(f"    team {team['name']}: {team['score']} points, "
+                       f"{team['hands_won']} hands won")
         out.append(
             f"Dealer: {_dash(state.get('dealer'))}   Turn: {_dash(state.get('turn'))}   "
             f"Direction: {_dash(state.get('direction'))}"

@@ -33,11 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-mistakes", action="store_true",
                         help="play like a game program: no illegal plays, forgotten calls or challenges")
     parser.add_argument("--rules", metavar="JSON", default=None,
-                        help='table options as a JSON object, e.g. \'{"stacking": true}\'')
+                        help='table options as a JSON object, house rules included, e.g. '
+                             '\'{"stacking": "cross", "deflect": true, "teams": true}\'')
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.rules import parse_rules
+    from companion.rules import check_players, parse_rules
     from companion.simulate import simulate_games
 
     rules = None
@@ -46,7 +47,9 @@ def main(args: argparse.Namespace) -> int:
             rules = json.loads(args.rules)
         except json.JSONDecodeError as exc:
             raise RulesError(f"--rules is not JSON: {exc.msg} (column {exc.colno})") from None
-        parse_rules(rules)  # a bad option is a one-line error before anything is written
+        # a bad option (or one that does not fit the seats) is a one-line error before
+        # anything is written
+        check_players(parse_rules(rules), args.players)
     events = simulate_games(args.players, args.hands, args.seed, rules, mistakes=not args.no_mistakes)
     if args.out is None:
         try:

@@ -4,6 +4,7 @@
 const view = document.body.dataset.view;
 let me = document.body.dataset.me;
 let S = null;
+let clockAt = 0;  // when the latest state (and its turn_clock) arrived
 const csrf = document.querySelector('meta[name=csrf]').content;
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
@@ -31,7 +32,10 @@ function renderTable() {
   const ul = $("players"); ul.innerHTML = "";
   (S.players || []).forEach(p => {
     const li = el("li", undefined, p.name === S.turn ? "turn" : "");
-    li.appendChild(el("b", p.name)); li.appendChild(el("span", p.cards + " cards", p.cards === 1 ? "one" : ""));
+    const team = (S.teams || []).find(t => t.players.includes(p.name));
+    li.appendChild(el("b", p.name + (team ? " (" + team.name + ")" : "")));
+    const out = (S.out || []).includes(p.name);
+    li.appendChild(el("span", p.cards + " cards" + (out ? ", out of the hand" : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
     li.appendChild(el("small", p.score + " pts")); ul.appendChild(li);
   });
   const one = (S.players || []).filter(p => p.cards === 1).map(p => p.name);
@@ -54,7 +58,8 @@ function renderSeat() {
   const tb = $("targetbtns"); tb.innerHTML = "";
   (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }); tb.appendChild(b); });
   let prompt = "";
-  if (myTurn && w === "play") prompt = "Your turn: play a card on the pile, or Draw / Pass";
+  if (myTurn && w === "play" && S.pending_draw) prompt = S.pending_draw + " cards pending: answer on the pile if the table's rules let you, or Draw to take them";
+  else if (myTurn && w === "play") prompt = "Your turn: play a card on the pile, or Draw / Pass";
   else if (myTurn && w === "color") prompt = "Name the colour";
   else if (myTurn && w === "target") prompt = "Pick a player";
   else if (myTurn && w === "challenge") prompt = "Wild draw four! Accept (draw 4) or Challenge";
@@ -67,7 +72,11 @@ function renderStandings() {
   const players = S.players || [], hist = S.history || [];
   const target = S.rules && S.rules.hands ? S.rules.hands + " hands" : (S.rules ? "target " + S.rules.target : "");
   $("target").textContent = target;
-  $("winner").textContent = S.game_winner ? S.game_winner + " wins the game!" : "";
+  const teams = S.teams || [], champ = teams.find(t => t.players.includes(S.game_winner));
+  $("winner").textContent = S.game_winner ? (champ ? champ.name + " win the game!" : S.game_winner + " wins the game!") : "";
+  $("teams").hidden = !teams.length;
+  const tt = $("teamtotals"); tt.innerHTML = "";
+  [...teams].sort((a, b) => b.score - a.score).forEach(t => { const tr = el("tr"); [t.name, t.score, t.hands_won].forEach(v => tr.appendChild(el("td", String(v)))); tt.appendChild(tr); });
   const tb = $("totals"); tb.innerHTML = "";
   [...players].sort((a, b) => b.score - a.score).forEach(p => { const tr = el("tr"); [p.name, p.score, p.hands_won].forEach(v => tr.appendChild(el("td", String(v)))); tb.appendChild(tr); });
   const h = $("history"); h.innerHTML = "";
@@ -95,15 +104,29 @@ function renderHost() {
   fetch("/api/host/log").then(r => r.json()).then(d => { fillSelect("corrnum", (d.lines || []).filter(l => ["flip", "play"].includes(l.line.type)).map(l => l.event)); });
 }
 
+// The turn timer (table option turn_seconds): counted down here from the server's `elapsed`;
+// it only warns, the referee never plays for anyone.
+function renderTimer() {
+  const t = $("timer"); if (!t) return;
+  const c = S && S.turn_clock;
+  if (!c || !S.turn) { t.textContent = ""; t.className = "timer"; return; }
+  const left = Math.ceil(c.seconds - c.elapsed - (performance.now() - clockAt) / 1000);
+  const who = S.turn === me ? "Your" : S.turn + "'s";
+  t.textContent = left > 0 ? who + " turn: " + left + " s" : who + " time is up!";
+  t.className = left > 5 ? "timer" : "timer alert";
+}
+setInterval(renderTimer, 500);
+
 function render() {
   if (!S) return;
   renderCommon();
+  renderTimer();
   ({ table: renderTable, seat: renderSeat, standings: renderStandings, host: renderHost }[view] || (() => { }))();
 }
 
 function connect() {
   const es = new EventSource("/events");
-  es.onmessage = (m) => { S = JSON.parse(m.data).state; document.body.dataset.events = S.events; render(); };
+  es.onmessage = (m) => { S = JSON.parse(m.data).state; clockAt = performance.now(); document.body.dataset.events = S.events; render(); };
 }
 
 document.addEventListener("click", async (ev) => {
@@ -114,11 +137,12 @@ document.addEventListener("click", async (ev) => {
 if ($("leave")) $("leave").onclick = async () => { await post("/api/seat/leave"); me = ""; render(); };
 const on = (id, ev, f) => { if ($(id)) $(id).addEventListener(ev, f); };
 on("login", "submit", async (e) => { e.preventDefault(); if ((await post("/api/host/login", { pin: $("pin").value })).ok) location.reload(); });
+const OFF_AT_ZERO = ["hands", "hand_limit", "elimination", "turn_seconds"];  // 0 = option off
 on("newgame", "submit", async (e) => {
   e.preventDefault(); const f = e.target, rules = {};
   f.querySelectorAll("[name]").forEach(i => {
     if (i.type === "checkbox") rules[i.name] = i.checked;
-    else if (i.type === "number") { const v = parseInt(i.value, 10); if (!isNaN(v) && !(i.name === "hands" && v === 0)) rules[i.name] = v; }
+    else if (i.type === "number") { const v = parseInt(i.value, 10); if (!isNaN(v) && !(OFF_AT_ZERO.includes(i.name) && v === 0)) rules[i.name] = v; }
     else rules[i.name] = i.value === "true" ? true : i.value === "false" ? false : i.value;
   });
   await post("/api/host/game", { players: $("players").value.split(",").map(s => s.trim()).filter(Boolean), rules });
