@@ -22,7 +22,8 @@ STACKING_MODES = (False, "draw_two", "wild_draw_four", True, "cross")
 DEFLECT_MODES = (False, "reverse", "skip", True)
 # Seats a `teams` game needs: 2 vs 2 or 3 vs 3, partners seated alternately.
 TEAM_TABLES = (4, 6)
-UNO_PENALTY_RANGE = (1, 10)
+# 0 is a table that plays no catch penalty (earlier versions took it: stored games must replay).
+UNO_PENALTY_RANGE = (0, 10)
 TURN_SECONDS_RANGE = (5, 600)
 # What a wild customizable card does (chosen by the table at game start):
 # "wild" = a plain wild (the default: record it; any draws the table reports are logged draws),

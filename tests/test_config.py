@@ -171,7 +171,7 @@ def test_run_reports_config_error_on_one_line(tmp_path: Path, capsys: pytest.Cap
         ("[rules]\ntarget = 'x'\n", "config.toml line 2: rule target takes a whole number of at least 1, not 'x'"),
         ("[rules]\njump_in = true\nstacking = 'maybe'\n", "config.toml line 3: rule stacking='maybe' is not one of"),
         ("[rules]\nhand_size = 9\nhand_limit = 8\n", "config.toml line 3: rule hand_limit=8 must be above hand_size (9)"),
-        ("[rules]\nuno_penalty = 11\n", "config.toml line 2: rule uno_penalty takes a whole number of cards 1-10"),
+        ("[rules]\nuno_penalty = 11\n", "config.toml line 2: rule uno_penalty takes a whole number of cards 0-10"),
         ("[rules]\ndeflect = 'both'\n", "config.toml line 2: rule deflect='both' is not one of false, true, reverse, skip"),
     ],
 )

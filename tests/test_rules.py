@@ -66,7 +66,7 @@ def test_rules_accepts_every_option(raw, key, value):
     ({"deflect": "revers"}, "did you mean 'reverse'?"),
     ({"elimination": 1}, "rule elimination takes a whole number 2-1000 (or null for off), not 1"),
     ({"hand_limit": 5}, "rule hand_limit=5 must be above hand_size (7)"),
-    ({"uno_penalty": 0}, "rule uno_penalty takes a whole number of cards 1-10, not 0"),
+    ({"uno_penalty": 11}, "rule uno_penalty takes a whole number of cards 0-10, not 11"),
     ({"turn_seconds": 0}, "rule turn_seconds takes a whole number 5-600"),
 ])
 def test_rules_rejects_bad_options_with_a_suggestion(raw, message):
