@@ -24,7 +24,9 @@ import numpy as np
 
 from companion.cardcrops import _close_up, _covered, _index_corner, _jitter_margin, _upright, crop_square, webcam_look
 from companion.cards import CARD_NAMES, COLORS, parse_card
-from companion.photometric import random_light
+from companion.photometric import GREEN_HUE, hue_pull, neutral_light, random_light
+
+TEAL_HUE = 175.0  # where a bluer green ink is pulled towards: short of the blues (205)
 
 COLOUR_SIZE = 64  # colour needs no detail; a small input keeps the reader about a millisecond
 COLOUR_CLASSES: tuple[str, ...] = tuple(COLORS)
@@ -70,10 +72,15 @@ def _scene_batch(seed: int, start: int, count: int, webcam_share: float) -> list
         rng = np.random.default_rng(seed * 1_000_003 + 30_000_000 + i)
         rnd = random.Random(seed * 1_000_003 + i)
         img, labels = make_scene(rng, bank)  # type: ignore[arg-type]
+        if rnd.random() < 0.3:  # a printing whose green ink is bluer (the rendered green is 136 degrees)
+            img = hue_pull(img, GREEN_HUE, TEAL_HUE, rnd.uniform(0, 24))
         img = random_light(img, rnd)  # one camera and light for the whole scene
         h, w = img.shape[:2]
         boxes = [(c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
                  for c, x, y, bw, bh in labels]
+        # The detector reads every card as if its white were grey (photometric.neutral_light):
+        # so is every training crop, from the scene's own card boxes.
+        img = neutral_light(img, [box for _, box in boxes])
         for colour, crop in card_colour_crops(img, boxes, rnd):
             if rnd.random() < webcam_share:
                 crop = webcam_look(crop, rnd)
