@@ -169,7 +169,7 @@ class OnnxFinder:
         self._input = model_input.name
         height, width = model_input.shape[2:4]
         rows = self.session.get_outputs()[0].shape[1]
-        if rows != 4 + len(self.names):  # an export with NMS inside gives (1, max_det, 6) instead
+        if isinstance(rows, int) and rows != 4 + len(self.names):  # an export with NMS inside: (1, max_det, 6)
             raise CompanionError(f"{self.path.name} does not give the raw YOLO detect output (4 box rows and "
                                  f"{len(self.names)} class rows); export it again without NMS")
         # A fixed-size export takes exactly its size, padded square; a dynamic one takes the size
