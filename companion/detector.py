@@ -1,7 +1,9 @@
 """The recognizer: a frame in, the cards in it out (card name, confidence, box).
 
 `YoloDetector` runs the shipped model from `models/` (the exported ONNX model when present,
-else the PyTorch weights) and checks each coloured card's colour against its pixels.
+on onnxruntime with the project's own pre/post-processing, finder.py; else the PyTorch
+weights through ultralytics, which needs the `[train]` extra) and checks each coloured
+card's colour against its pixels.
 `FakeDetector` is the test double: it returns preset detections.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from companion.cardcrops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError
+from companion.finder import calm_onnx_session, open_finder
 from companion.photometric import neutral_light
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -91,17 +94,6 @@ def _offline() -> None:
 
     offline_ultralytics()
     logging.getLogger("ultralytics").setLevel(logging.WARNING)
-
-
-def calm_onnx_session(path: Path) -> Any:
-    """An onnxruntime CPU session whose idle workers sleep instead of spinning (see
-    `YoloDetector._calm_onnx_session`)."""
-    import onnxruntime  # type: ignore[import-untyped]
-
-    options = onnxruntime.SessionOptions()
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.intra_op_num_threads = os.cpu_count() or 1
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
 def vivid(frame: np.ndarray) -> np.ndarray:
@@ -199,12 +191,8 @@ class YoloDetector:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
-        _offline()
-        from ultralytics import YOLO
-
-        from companion.reader import CardReader, default_reader_weights
-
         from companion.colour import ColourReader
+        from companion.reader import CardReader, default_reader_weights
 
         reader_path = default_reader_weights() if reader is True else (Path(reader) if reader else None)
         self.reader = CardReader(reader_path) if reader_path is not None else None
@@ -220,43 +208,16 @@ class YoloDetector:
         self._lock = threading.RLock()
 
         self.path = path
-        self.model = YOLO(str(path), task="detect")
+        # An .onnx export runs on onnxruntime alone (no torch); .pt weights through ultralytics.
+        self.finder = open_finder(path, imgsz)
         self.conf, self.iou = conf, iou
-        self.imgsz = imgsz or self._trained_size()
+        self.imgsz = self.finder.imgsz
         self.colour_check = colour_check
         self.min_colour_share = min_colour_share
-        names = self.model.names
-        self.names = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
+        self.names = list(self.finder.names)
         unknown = [n for n in self.names if n not in CARD_NAMES]
         if unknown:
             raise CompanionError(f"{path.name} is not a card model (unknown classes {unknown[:3]})")
-        if path.suffix == ".onnx":
-            self._calm_onnx_session()
-
-    def _calm_onnx_session(self) -> None:
-        """Reopen ultralytics' onnxruntime session with thread spinning off.
-
-        By default onnxruntime's workers busy-wait between runs; on a Pi (or here) the camera,
-        web server and referee share the cores, and spinning workers starved them: measured
-        18 ms instead of 31-37 ms per 256x256 run on a busy 2-core CPU.
-        """
-        import onnxruntime  # type: ignore[import-untyped]
-
-        self.model.predict(np.zeros((64, 64, 3), np.uint8), imgsz=self.imgsz, verbose=False, device="cpu")
-        backend: Any = getattr(self.model.predictor, "model", None)
-        backend = getattr(backend, "backend", backend)
-        session = getattr(backend, "session", None)
-        if not isinstance(session, onnxruntime.InferenceSession):
-            return  # another ultralytics layout: keep its session as it is
-        backend.session = calm_onnx_session(self.path)
-
-    def _trained_size(self) -> int:
-        try:
-            args = getattr(self.model, "overrides", {}) or {}
-            size = args.get("imgsz") or self.model.ckpt.get("train_args", {}).get("imgsz")  # type: ignore[union-attr]
-            return int(size if isinstance(size, int) else size[0])
-        except Exception:
-            return 256
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
@@ -265,34 +226,22 @@ class YoloDetector:
             return self._detect_and_read(frame) if self.reader is not None else self._detect_alone(frame)
 
     def _detect_alone(self, frame: np.ndarray) -> list[Detection]:
-        results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.conf, iou=self.iou,
-                                          verbose=False, device="cpu")
-        result = results[0]
-        boxes: Any = result.boxes
+        found = self.finder.find(frame, self.conf, self.iou)
         out: list[Detection] = []
-        if boxes is None or len(boxes) == 0:
-            return out
-        xyxy = boxes.xyxy.cpu().numpy()
-        confs = boxes.conf.cpu().numpy()
-        classes = boxes.cls.cpu().numpy().astype(int)
-        for (x1, y1, x2, y2), c, k in zip(xyxy, confs, classes):
-            name = self.names[k]
+        for (x1, y1, x2, y2), c, k in zip(found.boxes, found.scores, found.classes):
+            name = self.names[int(k)]
+            box = (float(x1), float(y1), float(x2), float(y2))
             if self.colour_check:
-                name = self._check_colour(frame, name, (x1, y1, x2, y2))
-            out.append(Detection(name, float(c), (float(x1), float(y1), float(x2), float(y2))))
+                name = self._check_colour(frame, name, box)
+            out.append(Detection(name, float(c), box))
         out.sort(key=lambda d: d.confidence, reverse=True)
         return out
 
     def _find(self, frame: np.ndarray) -> list[tuple[tuple[float, float, float, float], str | None, float]]:
         """The detector's boxes: (box, its class name, its confidence)."""
-        results: Any = self.model.predict(frame, imgsz=self.imgsz, conf=self.box_conf, iou=self.iou,
-                                          agnostic_nms=True, max_det=self.max_reads, verbose=False, device="cpu")
-        boxes: Any = results[0].boxes
-        if boxes is None or not len(boxes):
-            return []
-        return [((float(x1), float(y1), float(x2), float(y2)), self.names[k], float(c))
-                for (x1, y1, x2, y2), c, k in zip(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy(),
-                                                   boxes.cls.cpu().numpy().astype(int))]
+        found = self.finder.find(frame, self.box_conf, self.iou, agnostic=True, max_det=self.max_reads)
+        return [((float(x1), float(y1), float(x2), float(y2)), self.names[int(k)], float(c))
+                for (x1, y1, x2, y2), c, k in zip(found.boxes, found.scores, found.classes)]
 
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]

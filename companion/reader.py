@@ -16,8 +16,9 @@ import cv2
 import numpy as np
 
 from companion.cardcrops import NONE, READER_SIZE, SYMBOL_CLASSES
-from companion.detector import MODEL_STEM, MODELS_DIR, _offline, calm_onnx_session
+from companion.detector import MODEL_STEM, MODELS_DIR, _offline
 from companion.errors import CompanionError
+from companion.finder import calm_onnx_session
 
 READER_STEM = f"{MODEL_STEM}-reader"
 COLOUR_STEM = f"{MODEL_STEM}-colour"
@@ -57,7 +58,10 @@ class CardReader:
             names = ast.literal_eval(meta["names"]) if "names" in meta else dict(enumerate(classes))
             shape = self._session.get_inputs()[0].shape
             self._batch = shape[0] if isinstance(shape[0], int) else None
-        else:
+        else:  # PyTorch weights: training and bench tools only (the table runs the .onnx)
+            from companion.training_stack import require_training
+
+            require_training(f"reading the PyTorch {what} {self.path.name}")
             _offline()
             from ultralytics import YOLO
 

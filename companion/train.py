@@ -142,6 +142,9 @@ def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
     weights = Path(weights)
     if not weights.exists():
         raise CompanionError(f"no weights to export: {weights}")
+    from companion.training_stack import require_training
+
+    require_training("exporting to ONNX")
     offline_ultralytics()
     from ultralytics import YOLO
 

@@ -302,6 +302,7 @@ def test_a_reader_exports_with_a_batch_axis_and_reads_the_same(reader, tmp_path)
     weights do."""
     import onnxruntime  # type: ignore[import-untyped]
 
+    pytest.importorskip("ultralytics", reason="exporting needs the [train] extra")
     from companion.render import render_card
     from companion.train import export_onnx
 

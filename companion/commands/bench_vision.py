@@ -1,28 +1,33 @@
-"""`uno-companion bench-vision`: median time per 640x480 frame, PyTorch vs exported model."""
+"""`uno-companion bench-vision`: median time per 640x480 frame for the recognizer as the table
+runs it (finder, card reader and colour reader as ONNX exports on onnxruntime), and, where the
+`[train]` extra is installed, the same models' PyTorch weights through ultralytics."""
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
 
 HELP = "time the recognizer per frame"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frames", type=int, default=50)
-    parser.add_argument("--threads", type=int, default=None, help="torch/onnxruntime threads (default: all cores)")
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime (and torch) threads (default: all cores)")
     parser.add_argument("--model", type=Path, default=None,
-                        help="PyTorch weights to time, with the .onnx beside them (default: models/uno-cards.pt)")
+                        help="the finder's weights to time, .onnx and/or .pt of the same name (default: models/uno-cards)")
     parser.add_argument("--export", action="store_true",
-                        help="export the weights to ONNX first (offline, through ultralytics)")
+                        help="export the .pt weights to ONNX first (offline, through ultralytics: needs the [train] extra)")
 
 
-def _frames(n: int):
-    import numpy as np
+def _frames(n: int) -> Iterator[np.ndarray]:
+    import cv2
 
     from companion.scenes import FaceBank, make_scene
-    import cv2
 
     bank = FaceBank(variants=1)
     rng = np.random.default_rng(7)
@@ -31,8 +36,9 @@ def _frames(n: int):
         yield cv2.resize(img, (640, 480))
 
 
-def time_detector(detector, frames) -> float:
-    detector.detect(frames[0])  # warm-up
+def time_detector(detector: Any, frames: Sequence[np.ndarray]) -> float:
+    """Median milliseconds of `detector.detect` per frame, after one warm-up frame."""
+    detector.detect(frames[0])
     times = []
     for f in frames:
         t = time.perf_counter()
@@ -42,36 +48,43 @@ def time_detector(detector, frames) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
-    import os
-
-    from companion.detector import MODELS_DIR, MODEL_STEM, YoloDetector
+    from companion import finder
+    from companion.detector import MODEL_STEM, MODELS_DIR, YoloDetector
     from companion.errors import CompanionError
+    from companion.reader import READER_STEM
+    from companion.training_stack import INSTALL, importable, require_training
 
     if args.frames < 1:
         raise CompanionError("--frames must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise CompanionError("--threads must be at least 1")
     weights = Path(args.model) if args.model else Path(MODELS_DIR) / f"{MODEL_STEM}.pt"
     if args.export:
+        require_training("--export")
         from companion.train import export_onnx
 
-        print(f"exported -> {export_onnx(weights)}")
-
+        print(f"exported -> {export_onnx(weights.with_suffix('.pt'))}")
     if args.threads:
-        os.environ["OMP_NUM_THREADS"] = str(args.threads)
+        finder.ONNX_THREADS = args.threads
+    torch_ready = importable("torch") and importable("ultralytics")
+    if args.threads and torch_ready and weights.with_suffix(".pt").exists():
         import torch
 
         torch.set_num_threads(args.threads)
     frames = list(_frames(args.frames))
-    print(f"{len(frames)} frames of 640x480, {os.cpu_count()} CPU cores")
-    from companion.reader import READER_STEM
-
-    for suffix in (".pt", ".onnx"):
+    print(f"{len(frames)} frames of 640x480, {os.cpu_count()} CPU cores, "
+          f"{args.threads or os.cpu_count()} threads")
+    for suffix, label in ((".onnx", "onnxruntime"), (".pt", "PyTorch (ultralytics)")):
         path = weights.with_suffix(suffix)
         if not path.exists():
-            print(f"{path.name}: not found")
+            print(f"{label}: {path.name} not found")
             continue
-        # The finder and its reader in the same format: PyTorch against the export.
+        if suffix == ".pt" and not torch_ready:
+            print(f"{label}: not timed, needs torch and ultralytics: {INSTALL}")
+            continue
+        # The finder and its reader in the same format; the colour reader is the shipped ONNX one.
         reader = path.with_name(f"{READER_STEM}{suffix}")
         ms = time_detector(YoloDetector(path, reader=reader if reader.exists() else False), frames)
-        label = f"{path.name} + {reader.name}" if reader.exists() else f"{path.name} (no reader)"
-        print(f"{label}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps)")
+        models = f"{path.name} + {reader.name}" if reader.exists() else f"{path.name} (no reader)"
+        print(f"{label}, {models}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps)")
     return 0

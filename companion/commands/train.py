@@ -46,6 +46,9 @@ def main(args: argparse.Namespace) -> int:
             raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
     if args.reader and args.colour:
         raise CompanionError("--reader and --colour train different models: choose one")
+    from companion.training_stack import require_training
+
+    require_training("training")  # after the checks above: a bad flag is said first
     given = {k: getattr(args, k) for k in ("model", "epochs", "hours", "batch", "images") if getattr(args, k) != getattr(d, k)}
     if args.colour:
         from companion.train import ColourRecipe, train_colour
