@@ -299,10 +299,13 @@ def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
 def test_a_weak_box_over_the_seam_of_two_cards_is_not_a_third_card(weak_box, found):
     # A revealed hand's cards overlap; the finder once saw a weak box where two met, the
     # reader named it a 6, and the hand was scored with a card too many.
+    from companion.render import render_card
+
     frame = np.full((200, 400, 3), (60, 110, 70), np.uint8)
-    frame[20:180, 20:120] = (40, 40, 200)   # a red card
-    frame[20:180, 110:210] = (200, 90, 30)  # a blue card lying over its edge
-    frame[20:180, 300:380] = (40, 40, 200)  # a red card apart
+    for name, (x1, x2) in (("red_6", (20, 120)), ("blue_6", (110, 210)), ("red_6", (300, 380))):
+        # a red card, a blue card lying over its edge, a red card apart (each card carries
+        # its white, as the colour reader expects of a card)
+        frame[20:180, x1:x2] = cv2.resize(render_card(name, "classic", 160)[:, :, :3], (x2 - x1, 160))
     detector = _reading_detector("6", (0, 0, 0, 0))  # the shipped seam_conf and seam_cover
     boxes = [((20.0, 20.0, 120.0, 180.0), None, 0.7), ((110.0, 20.0, 210.0, 180.0), None, 0.6),
              (weak_box, None, 0.05)]
