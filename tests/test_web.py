@@ -460,3 +460,70 @@ def test_one_time_host_link_logs_in_once(app):
     again = app.test_client()
     assert again.get(f"/host/link/{token}").status_code == 403
     assert again.get("/api/host/log").status_code == 403
+
+
+# -- exactly once from phones ------------------------------------------------------------------
+
+
+def test_a_retried_request_gets_its_first_answer_and_stores_nothing(game, app):
+    ann = _seat(app, "Ann")
+    first = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert first.status_code == 200
+    events, state = len(game.events), json.dumps(game.state, sort_keys=True)
+    # The reply was lost; the phone sends the same request again (the turn has not moved yet).
+    again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert again.status_code == 200 and again.get_json() == first.get_json()
+    assert again.headers["X-Replayed"] == "1"
+    assert (len(game.events), json.dumps(game.state, sort_keys=True)) == (events, state)
+    # Ann passes: the turn moves on. A late retry of the draw still gets the draw's answer.
+    assert ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "tap-0002-abcdef"}).status_code == 200
+    late = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert late.status_code == 200 and late.get_json() == first.get_json()
+    assert [e["type"] for e in game.store.events(game.game_id)].count("draw") == 1
+
+
+def test_a_retry_after_a_restart_is_answered_from_the_store(tmp_path):
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "DATA_DIR": str(tmp_path)},
+                     referee=Referee(EventStore(tmp_path / "games.db")))
+    host = _phone(app)
+    host.post("/api/host/login", json={"pin": PIN})
+    host.post("/api/host/game", json={"players": PLAYERS})
+    host.post("/api/host/deal", json={"dealer": "Cat"})
+    first = host.post("/api/host/card", json={"type": "flip", "card": "red_5"}, headers={"X-Request-Id": "flip-red-5-x"})
+    app2, host2 = _restart(tmp_path, host)
+    referee2 = app2.extensions["uno"].referee
+    before = len(referee2.events)
+    again = host2.post("/api/host/card", json={"type": "flip", "card": "red_5"}, headers={"X-Request-Id": "flip-red-5-x"})
+    assert again.status_code == first.status_code == 200 and again.get_json() == first.get_json()
+    assert len(referee2.events) == before
+
+
+def test_a_rejected_event_retried_gets_the_same_refusal(game, app):
+    ann = _seat(app, "Ann")
+    first = ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "pass-early-01"})
+    assert first.status_code == 409
+    n = len(game.events)
+    again = ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "pass-early-01"})
+    assert again.status_code == 409 and again.get_json() == first.get_json() and len(game.events) == n
+
+
+@pytest.mark.parametrize("value", ["short", "x" * 65, "no spaces allowed", "é" * 10])
+def test_a_malformed_request_id_is_400(game, app, value):
+    ann = _seat(app, "Ann")
+    n = len(game.events)
+    resp = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": value})
+    assert resp.status_code == 400 and len(game.events) == n
+
+
+def test_another_phone_cannot_use_a_request_id(game, app):
+    ann = _seat(app, "Ann")
+    assert ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "ann-draw-0001"}).status_code == 200
+    bob = _seat(app, "Bob")
+    n = len(game.events)
+    resp = bob.post("/api/act", json={"action": "uno"}, headers={"X-Request-Id": "ann-draw-0001"})
+    assert resp.status_code == 409 and "another sender" in resp.get_json()["error"] and len(game.events) == n
+
+
+def test_the_page_script_sends_a_request_id_with_every_post(app):
+    js = app.test_client().get("/static/app.js").get_data(as_text=True)
+    assert '"X-Request-Id": id' in js and "getRandomValues" in js

@@ -10,14 +10,17 @@ import json
 import logging
 import math
 import queue
-from typing import Any
+import re
+from functools import wraps
+from typing import Any, Callable
 
-from flask import Blueprint, Response, current_app, jsonify, request, session, stream_with_context
+from flask import Blueprint, Response, current_app, g, jsonify, request, session, stream_with_context
 
 from companion.errors import CompanionError
 from companion.cards import parse_card, parse_color
+from companion.referee import RequestIdError
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
-from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, pin_ok
+from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger("companion.web")
@@ -64,14 +67,58 @@ def _color(value: object) -> str:
     return parse_color(value)
 
 
-def _submit(event: dict, source: str) -> Any:
-    notices = _ext().referee.submit(event, source=source)
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+def _request_id() -> str | None:
+    """The phone's id for this request (X-Request-Id), made once per tap and sent again with
+    every retry of it; None when the sender gave none."""
+    value = request.headers.get("X-Request-Id")
+    if value is None:
+        return None
+    if not _REQUEST_ID.fullmatch(value):
+        raise BadRequest("X-Request-Id must be 8-64 letters, digits, - or _")
+    return value
+
+
+def _reply(notices: list[dict], replayed: bool) -> Any:
     rejected = [n for n in notices if n.get("kind") == "rejected"]
     status = 409 if rejected else 200
     body: dict[str, Any] = {"ok": not rejected, "notices": notices}
     if rejected:
-        body["error"] = rejected[0].get("message", "the referee refused it")
-    return jsonify(body), status
+        body["error"] = cap(rejected[0].get("message", "the referee refused it"))
+    resp = jsonify(body)
+    if replayed:
+        resp.headers["X-Replayed"] = "1"  # the answer of the first try; nothing was stored now
+    return resp, status
+
+
+def _submit(event: dict, source: str) -> Any:
+    try:
+        notices, replayed = _ext().referee.submit_once(event, source=source, request_id=_request_id())
+    except RequestIdError as exc:
+        return jsonify(error=str(exc)), 409
+    g.replayed = replayed
+    return _reply(notices, replayed)
+
+
+def once(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Exactly once per request id: a retry of a request whose event is already stored gets
+    the first answer back before anything else is looked at (the turn may have moved on)."""
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        request_id = _request_id()
+        if request_id is not None:
+            referee = _ext().referee
+            found = referee.store.find_request(request_id)
+            if found is not None:
+                mine = found["source"] == ("host" if request.path.startswith("/api/host/") else f"phone:{my_seat()}")
+                if not mine or (found["source"] == "host" and not is_host()):
+                    return jsonify(error="this request id was used by another sender: make a new one"), 409
+                return _reply(referee._answer(found["game_id"], found["seq"]), True)
+        return view(*args, **kwargs)
+
+    return wrapper
 
 
 @bp.errorhandler(BadRequest)
@@ -151,6 +198,7 @@ _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
 
 
 @bp.post("/api/act")
+@once
 def act() -> Any:
     """A seat's action. Only the phone holding the seat may act for it."""
     data = _body()
@@ -246,6 +294,7 @@ _RULE_KEYS = ("deck", "hand_size", "first_card", "target", "scoring", "uno_penal
 
 @bp.post("/api/host/game")
 @host_required
+@once
 def host_game() -> Any:
     data = _body()
     players = data.get("players")
@@ -269,13 +318,14 @@ def host_game() -> Any:
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
     reply, status = _submit(event, "host")
-    if status == 200:
+    if status == 200 and not g.get("replayed"):
         _ext().seats_reset()
     return reply, status
 
 
 @bp.post("/api/host/deal")
 @host_required
+@once
 def host_deal() -> Any:
     data = _body()
     event: dict = {"type": "deal"}
@@ -286,12 +336,14 @@ def host_deal() -> Any:
 
 @bp.post("/api/host/undo")
 @host_required
+@once
 def host_undo() -> Any:
     return _submit({"type": "undo"}, "host")
 
 
 @bp.post("/api/host/correct")
 @host_required
+@once
 def host_correct() -> Any:
     data = _body()
     index = _int(data.get("event"), "event")
@@ -303,6 +355,7 @@ def host_correct() -> Any:
 
 @bp.post("/api/host/points")
 @host_required
+@once
 def host_points() -> Any:
     data = _body()
     player = _player(_ext().referee.state, data.get("player"))
@@ -314,6 +367,7 @@ def host_points() -> Any:
 
 @bp.post("/api/host/score_fix")
 @host_required
+@once
 def host_score_fix() -> Any:
     data = _body()
     player = _player(_ext().referee.state, data.get("player"))
@@ -323,6 +377,7 @@ def host_score_fix() -> Any:
 
 @bp.post("/api/host/verdict")
 @host_required
+@once
 def host_verdict() -> Any:
     guilty = _body().get("guilty")
     if not isinstance(guilty, bool):
@@ -332,6 +387,7 @@ def host_verdict() -> Any:
 
 @bp.post("/api/host/card")
 @host_required
+@once
 def host_card() -> Any:
     """A card the camera missed: a `play` (with an optional colour) or a `flip`."""
     data = _body()
