@@ -159,8 +159,16 @@ class Referee:
         self.backups = backups  # asked for a backup after every finished hand (companion.backup)
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
-        self.game_id: str | None = store.last_unfinished()
-        self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+        try:
+            self.game_id: str | None = store.last_unfinished()
+            self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+        except StoreError as exc:
+            if not getattr(store, "read_only", ""):
+                raise
+            # A damaged store, open read-only: the table cannot resume from it (nor store a
+            # thing); the page still answers and says why. `uno-companion restore` mends it.
+            log.error("the stored game cannot be read back (%s): starting with no game", exc)
+            self.game_id, self._table = None, Table()
         self._state: dict = _copy(self._table.state)
 
     # -- events in -----------------------------------------------------------------------

@@ -205,6 +205,9 @@ class VisionLoop:
                 if self.annotate is not None:
                     line = self.annotate(line)
                 notices = self.referee.submit(line, source="camera")
+            except OSError as exc:  # the store cannot be written (disk full, read-only card): one line
+                log.error("vision: %s was not stored: %s", line.get("type"), exc)
+                continue
             except Exception:
                 log.exception("vision: the referee could not take %s", line)
                 continue
@@ -246,6 +249,8 @@ class EventPump:
             try:
                 self.referee.submit(event, source=self.source)
                 self.submitted += 1
+            except OSError as exc:  # the store cannot be written: one line, nothing changed
+                log.error("%s: %s was not stored: %s", self.source, event.get("type"), exc)
             except Exception:
                 log.exception("%s: the referee could not take %s", self.source, event)
 

@@ -116,7 +116,8 @@ class EventStore:
             )
         except (OSError, sqlite3.Error) as exc:
             if existed and self.path.is_file():
-                self._open_read_only(f"cannot be written ({exc})")
+                log.error("the event store %s cannot be written: %s", self.path, exc)
+                self._open_read_only("cannot be written (a read-only card?)")
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         try:
@@ -124,7 +125,8 @@ class EventStore:
                 problem = self._quick_check(self._db)
                 if problem:
                     self._db.close()
-                    self._open_read_only(f"failed its integrity check ({problem})")
+                    log.error("the event store %s failed its integrity check: %s", self.path, problem)
+                    self._open_read_only("failed its integrity check at start")
                     return
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=FULL")
@@ -145,7 +147,8 @@ class EventStore:
         except sqlite3.Error as exc:
             self._db.close()
             if existed and _unwritable(exc):
-                self._open_read_only(f"cannot be written ({exc})")
+                log.error("the event store %s cannot be written: %s", self.path, exc)
+                self._open_read_only("cannot be written (a read-only card?)")
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         self.journal_mode = str(mode).lower()
@@ -159,17 +162,18 @@ class EventStore:
             return str(exc)
         if [r[0] for r in rows] == ["ok"]:
             return ""
-        return "; ".join(str(r[0]) for r in rows[:2])[:200]
+        text = " ".join(" ".join(str(r[0]) for r in rows[:3]).split()).replace("*** in database main *** ", "")
+        return text[:160] + ("..." if len(text) > 160 else "")
 
     def _open_read_only(self, why: str) -> None:
         """Open the file for reading only; every write is refused with `why`."""
-        self.read_only = (f"the event store {self.path} {why}: it is open read-only, nothing new is "
-                          "stored; list and restore a backup with `uno-companion restore`")
+        self.read_only = (f"the event store {self.path.name} {why}: read-only, nothing new is stored "
+                          "until a backup is restored (`uno-companion restore`)")
         log.error("%s", self.read_only)
         for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
             try:
                 db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
-                db.execute("SELECT COUNT(*) FROM events").fetchone()
+                db.execute("SELECT name FROM sqlite_master").fetchall()
                 self._db = db
                 self.journal_mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
                 return
@@ -179,7 +183,7 @@ class EventStore:
                 except (sqlite3.Error, UnboundLocalError):
                     pass
                 last = exc
-        raise StoreError(f"the event store {self.path} {why} and cannot even be read ({last}): "
+        raise StoreError(f"the event store {self.path} {why} and cannot be read either ({last}): "
                          "restore a backup with `uno-companion restore`") from None
 
     # -- writing -------------------------------------------------------------------------
@@ -398,7 +402,7 @@ class _Transaction:
 
     def __enter__(self) -> None:
         if self.store.read_only:
-            raise StoreError(f"could not {self.what}: {self.store.read_only}")
+            raise StoreError(f"not stored: {self.store.read_only}")
         self.store._lock.acquire()
         try:
             self.store._db.execute("BEGIN IMMEDIATE")

@@ -527,3 +527,24 @@ def test_another_phone_cannot_use_a_request_id(game, app):
 def test_the_page_script_sends_a_request_id_with_every_post(app):
     js = app.test_client().get("/static/app.js").get_data(as_text=True)
     assert '"X-Request-Id": id' in js and "getRandomValues" in js
+
+
+def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
+    ann = _seat(app, "Ann")
+    store = game.store
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")
+    stored = store.events(game.game_id)
+    refused = None
+    for i in range(400):  # fill the last page with rejected UNO calls, until a write fails
+        resp = ann.post("/api/act", json={"action": "uno"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
+        if resp.status_code == 503:
+            refused = resp
+            break
+        stored = store.events(game.game_id)
+    assert refused is not None and "full" in refused.get_json()["error"] and "\n" not in refused.get_json()["error"]
+    assert store.events(game.game_id) == stored == game.events  # nothing half-stored, nothing announced
+    store._db.execute("PRAGMA max_page_count=1073741823")
+    again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
+    assert again.status_code == 200 and again.headers.get("X-Replayed") is None  # it was never stored

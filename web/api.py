@@ -128,6 +128,11 @@ def _bad(exc: BadRequest) -> Any:
 
 @bp.errorhandler(CompanionError)
 def _companion(exc: CompanionError) -> Any:
+    if isinstance(exc, OSError):
+        # The store or the access file cannot be written (disk full, read-only card): nothing
+        # was stored or acknowledged. One line to the phone, one to the terminal.
+        log.error("not stored: %s", cap(str(exc)))
+        return jsonify(error=cap(str(exc))), 503
     return jsonify(error=cap(str(exc))), 400
 
 

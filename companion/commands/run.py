@@ -294,10 +294,18 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     from companion.runner import Companion, EventPump, VisionLoop, WebServer
     from companion.store import EventStore
 
+    from companion.backup import Backups, StoreLock
+
     db = config.db_path
     db.parent.mkdir(parents=True, exist_ok=True)
+    lock = StoreLock(db)
+    if not lock.acquire():
+        raise CompanionError(f"{db} is in use by another companion: stop it, or use another --db")
     store = EventStore(db)
-    referee = Referee(store)
+    if store.read_only:
+        say(f"store: {store.read_only}")
+    backups = Backups(db)
+    referee = Referee(store, backups=None if store.read_only else backups)
     from companion.config import suggest_passphrase, weak_pin
 
     host_pin = config.host_pin or suggest_passphrase()
@@ -382,7 +390,9 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         except ValueError:  # not the main thread (tests)
             pass
         companion.stop()
+        backups.wait(timeout=10)
         store.close()
+        lock.release()
     say(f"stopped; every event is saved in {db}")
     return 0
 
