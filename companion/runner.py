@@ -117,7 +117,7 @@ class VisionLoop:
     def run(self) -> None:
         """Passes until stopped (or the source ends, unless looping). A crash of the vision
         part is logged and vision restarts after a back-off; the referee and page carry on."""
-        from companion.errors import CompanionError
+        from companion.errors import CompanionError, InputFileError
 
         delay = self.backoff[0]
         try:
@@ -125,7 +125,19 @@ class VisionLoop:
                 try:
                     self._one_pass()
                     delay = self.backoff[0]
-                except CompanionError as exc:  # a user's mistake (missing file, bad model path)
+                except CompanionError as exc:
+                    if isinstance(exc, InputFileError) and self.stats.frames > 0:
+                        # A video that has played and is gone (a USB stick pulled, the file
+                        # being replaced): like a lost camera, said once and retried.
+                        self.error = str(exc)
+                        if self.source_status is None or self.source_status.state != "lost":
+                            log.warning("%s; retrying with back-off", exc)
+                            self.source_status = SourceStatus("lost", time.time(), 0.0, str(exc))
+                        if self._stop.wait(delay):
+                            return
+                        delay = min(delay * 2, self.backoff[1])
+                        continue
+                    # a user's mistake before anything played (missing file, bad model path)
                     log.error("vision stopped: %s", exc)
                     self.error = str(exc)
                     return
