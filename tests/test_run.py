@@ -726,7 +726,7 @@ def test_vision_loop_retries_a_video_file_that_vanished_like_a_camera(tmp_path: 
     video = tmp_path / "table.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 32))
     for value in (0, 3, 3, 0):
-        writer.write(np.full((32, 32, 3), value * 40, np.uint8))
+        writer.write(np.full((32, 32, 3), value * 40 + 20, np.uint8))
     writer.release()
     data = video.read_bytes()
     referee = FakeReferee()
