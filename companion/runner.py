@@ -296,44 +296,35 @@ def iter_lines(text: str) -> Iterator[str]:
 
 
 class WebServer:
-    """The phone page on waitress, in its own thread; binding happens in start() so a port in
-    use is a one-line error before anything else runs."""
+    """The phone page (web.server: live streams on an event loop, Flask on a few threads), in
+    its own thread; binding happens in start() so a port in use is a one-line error before
+    anything else runs."""
 
-    def __init__(self, app: Any, host: str, port: int, threads: int = 18) -> None:
+    def __init__(self, app: Any, host: str, port: int, threads: int = 8) -> None:
         self.app, self.host, self.port, self.threads = app, host, port, threads
         self.server: Any = None
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
-        from waitress.server import create_server
-
         from companion.errors import CompanionError
+        from web.server import Server
 
         try:
-            self.server = create_server(self.app, host=self.host, port=self.port, threads=self.threads,
-                                        channel_timeout=300, clear_untrusted_proxy_headers=True)
+            self.server = Server(self.app, self.host, self.port, workers=self.threads)
         except OSError as exc:
             error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
                                    "(another companion running? choose another with --port)")
             error.exit_code = 2
             raise error from None
-        self.port = int(self.server.effective_port)
-        self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        try:
-            self.server.run()
-        except Exception:
-            if self.server is not None:  # closing the socket ends run() with an error: expected
-                log.exception("the phone page stopped")
+        self.port = self.server.port
+        self.server.start()
+        self.thread = self.server.thread
 
     def stop(self) -> None:
         server, self.server = self.server, None
         if server is not None:
             try:
-                server.close()
-                server.task_dispatcher.shutdown(timeout=2)
+                server.stop()
             except Exception:
                 log.exception("web: stopping the server failed")
 

@@ -311,7 +311,7 @@ def test_web_server_serves_and_stops_and_a_busy_port_is_one_line() -> None:
     server.thread.join(timeout=10)
     assert not server.thread.is_alive()
     with socket.socket() as probe:  # the port is free again
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as waitress does on restart
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does on restart
         probe.bind(("127.0.0.1", server.port))
 
 

@@ -138,7 +138,7 @@ def _companion(exc: CompanionError) -> Any:
 
 @bp.get("/api/state")
 def state() -> Any:
-    return jsonify(_ext().hub.snapshot())
+    return Response(_ext().hub.state_json(), mimetype="application/json", headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/events")
@@ -147,7 +147,7 @@ def events() -> Response:
     hub = _ext().hub
     q = hub.open()
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
-    first = json.dumps({"state": hub.snapshot()})
+    first = hub.snapshot_json()
 
     def stream() -> Any:
         try:

@@ -5,6 +5,7 @@ a `reveal` line have card names scrubbed from their message.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import re
@@ -53,34 +54,64 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
 
 
 class LiveHub:
-    """Fan-out of referee updates to every open SSE stream (one bounded queue each)."""
+    """Fan-out of referee updates to every open live stream: thread queues (Flask's own
+    /events, used by the test client) and asyncio queues (web.server, where streams cost no
+    thread). One JSON text per update, made once for all streams; the latest is cached for
+    /api/state and for each new stream's first message."""
 
     def __init__(self, referee: Any) -> None:
         self.referee = referee
         self._lock = threading.Lock()
         self._queues: set[queue.Queue] = set()
+        self._async: dict[asyncio.AbstractEventLoop, set[asyncio.Queue]] = {}
+        self._payload: str | None = None  # the latest public state as JSON, None: to be made
         self._unsubscribe = referee.subscribe(self._on_event) if referee is not None else None
 
     def snapshot(self) -> dict:
+        return json.loads(self.state_json())
+
+    def state_json(self) -> str:
+        """The public state as JSON text (made once per event, cached until the next)."""
+        with self._lock:
+            cached = self._payload
+        if cached is not None:
+            return cached
         ref = self.referee
         if ref is None:
-            return public_state({"waiting_for": "game", "players": []})
-        return public_state(ref.state, ref.events, getattr(ref, "game_id", None))
+            return json.dumps(public_state({"waiting_for": "game", "players": []}))
+        with getattr(ref, "_lock", threading.RLock()):  # state and events of the same moment
+            text = json.dumps(public_state(ref.state, ref.events, getattr(ref, "game_id", None)))
+            with self._lock:
+                self._payload = text
+        return text
+
+    def snapshot_json(self) -> str:
+        """`{"state": public state}`: a stream's message."""
+        return '{"state": ' + self.state_json() + "}"
 
     def _on_event(self, state: dict, notices: list[dict]) -> None:
-        # Runs on the submitting thread after the event is stored: only enqueue.
-        payload = json.dumps({"state": public_state(state, self.referee.events, self.referee.game_id)})
+        # Runs on the submitting thread (holding the referee's lock) after the event is
+        # stored: make the text once, then only enqueue.
+        text = json.dumps(public_state(state, self.referee.events, self.referee.game_id))
+        payload = '{"state": ' + text + "}"
         with self._lock:
+            self._payload = text
             queues = list(self._queues)
+            loops = list(self._async)
         for q in queues:
+            _put_latest(q, payload)
+        for loop in loops:
             try:
-                q.put_nowait(payload)
-            except queue.Full:  # a stuck phone: drop its oldest, it gets the newest state
-                try:
-                    q.get_nowait()
-                    q.put_nowait(payload)
-                except (queue.Empty, queue.Full):
-                    pass
+                loop.call_soon_threadsafe(self._fan_out, loop, payload)
+            except RuntimeError:  # that loop has closed
+                with self._lock:
+                    self._async.pop(loop, None)
+
+    def _fan_out(self, loop: asyncio.AbstractEventLoop, payload: str | None) -> None:
+        with self._lock:
+            queues = list(self._async.get(loop, ()))
+        for q in queues:
+            _put_latest(q, payload)
 
     def open(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=64)
@@ -92,6 +123,40 @@ class LiveHub:
         with self._lock:
             self._queues.discard(q)
 
+    def open_async(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
+        """A queue of updates for a stream served on `loop` (call on that loop)."""
+        q: asyncio.Queue = asyncio.Queue(maxsize=64)
+        with self._lock:
+            self._async.setdefault(loop, set()).add(q)
+        return q
+
+    def close_async(self, q: asyncio.Queue) -> None:
+        with self._lock:
+            for queues in self._async.values():
+                queues.discard(q)
+
+    def end_async_streams(self) -> None:
+        """Tell every asyncio stream to end (the server is stopping)."""
+        with self._lock:
+            loops = list(self._async)
+        for loop in loops:
+            try:
+                loop.call_soon_threadsafe(self._fan_out, loop, None)
+            except RuntimeError:
+                pass
+
     def phones_connected(self) -> int:
         with self._lock:
-            return len(self._queues)
+            return len(self._queues) + sum(len(qs) for qs in self._async.values())
+
+
+def _put_latest(q: Any, payload: str | None) -> None:
+    """Enqueue; a stuck phone's full queue drops its oldest update (it gets the newest state)."""
+    try:
+        q.put_nowait(payload)
+    except (queue.Full, asyncio.QueueFull):
+        try:
+            q.get_nowait()
+            q.put_nowait(payload)
+        except (queue.Empty, queue.Full, asyncio.QueueEmpty, asyncio.QueueFull):
+            pass
