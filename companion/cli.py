@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "make-video": ("companion.commands.make_video", "generate a table video with its true events"),
     "bench-watch": ("companion.commands.bench_watch", "watcher accuracy and latency on generated videos"),
     "bench-web": ("companion.commands.bench_web", "phone page latency and page weight"),
+    "bench-faults": ("companion.commands.bench_faults", "the companion under kill -9, a full disk, hostile requests and many streams (loopback)"),
 }
 
 

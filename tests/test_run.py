@@ -595,10 +595,20 @@ def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
     second.wait_for("phone page on")
     after = Phone(second.port).state()
     assert {k: v for k, v in after.items() if k != "events"} == {k: v for k, v in before.items() if k != "events"}
+    # Seats and the host's login survived the kill: same cookies, same CSRF token, no new login.
+    ann.base = host.base = f"http://127.0.0.1:{second.port}"
+    assert ann.post("/api/act", {"action": "pass"})["ok"]
+    assert host.post("/api/host/card", {"type": "play", "card": "blue_2"})["ok"]
+    # The one-time host link printed at start logs a new phone in, once.
+    link = second.wait_for("/host/link/").split()[2]
+    newcomer = Phone(second.port)
+    newcomer.opener.open(link, timeout=30).read()
+    assert newcomer.opener.open(newcomer.base + "/api/host/log", timeout=30).status == 200
     assert second.interrupt() == 0  # Ctrl-C: a clean stop
     second.wait_for("stopped; every event is saved in")
     with EventStore(tmp_path / "games.db") as store:
-        assert [e["type"] for e in store.events(game_id)] == ["game", "deal", "flip", "play", "play", "draw"]
+        assert [e["type"] for e in store.events(game_id)] == ["game", "deal", "flip", "play", "play", "draw",
+                                                               "pass", "play"]
 
 
 @pytest.mark.slow

@@ -141,6 +141,15 @@ def state() -> Any:
     return Response(_ext().hub.state_json(), mimetype="application/json", headers={"Cache-Control": "no-store"})
 
 
+@bp.get("/api/health")
+def health() -> Any:
+    """For a watchdog or a benchmark: open pages, events of the game, whether the store writes."""
+    referee = _ext().referee
+    store = getattr(referee, "store", None)
+    return jsonify(phones=_ext().hub.phones_connected(), events=len(referee.events),
+                   store="read-only" if getattr(store, "read_only", "") else "ok")
+
+
 @bp.get("/events")
 def events() -> Response:
     """Server-Sent Events: the full state at once (so a reconnect is whole), then each change."""
