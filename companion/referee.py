@@ -194,11 +194,11 @@ class Referee:
                 if found is not None:
                     if found["source"] != source:
                         raise RequestIdError("this request id was used by another sender: make a new one")
-                    return self._answer(found["game_id"], found["seq"]), True
+                    return self.answer(found["game_id"], found["seq"]), True
                 return self._submit(event, source, request_id), False
         return self._submit(event, source, None), False
 
-    def _answer(self, game_id: str, seq: int) -> list[dict]:
+    def answer(self, game_id: str, seq: int) -> list[dict]:
         """The notices the stored event `seq` of `game_id` produced: its game replayed to it
         (the engine is pure, so this is exactly what was answered then)."""
         lines = self.store.events(game_id)

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.referee import Referee
 from companion.store import EventStore
@@ -548,3 +549,24 @@ def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
     store._db.execute("PRAGMA max_page_count=1073741823")
     again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
     assert again.status_code == 200 and again.headers.get("X-Replayed") is None  # it was never stored
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+                     max_leaves=12)
+_FIELDS = st.sampled_from(["action", "color", "player", "target", "players", "rules", "dealer", "event", "card",
+                           "points", "hand", "guilty", "type", "pin", "frame", "discard"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(["/api/act", "/api/seat", "/api/seat/leave", "/api/host/game", "/api/host/deal",
+                             "/api/host/correct", "/api/host/points", "/api/host/score_fix", "/api/host/verdict",
+                             "/api/host/card", "/api/host/release", "/api/host/zones"]),
+       body=st.dictionaries(_FIELDS, _JSON, max_size=4) | _JSON)
+def test_no_body_makes_a_500(game, app, host, path, body):
+    app.extensions["uno"].seats.reset()  # examples share the app: Ann's seat is free again
+    client = host if path.startswith("/api/host") else _seat(app, "Ann") if path == "/api/act" else _phone(app)
+    resp = client.post(path, data=json.dumps(body), content_type="application/json")
+    assert resp.status_code < 500, (path, body, resp.get_data()[:200])
+    assert len(resp.get_data()) < 2000

@@ -115,7 +115,7 @@ def once(view: Callable[..., Any]) -> Callable[..., Any]:
                 mine = found["source"] == ("host" if request.path.startswith("/api/host/") else f"phone:{my_seat()}")
                 if not mine or (found["source"] == "host" and not is_host()):
                     return jsonify(error="this request id was used by another sender: make a new one"), 409
-                return _reply(referee._answer(found["game_id"], found["seq"]), True)
+                return _reply(referee.answer(found["game_id"], found["seq"]), True)
         return view(*args, **kwargs)
 
     return wrapper
