@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Flask, jsonify, request
 
-from web.access import AccessStore, load_secret_key
+from web.access import AccessError, AccessStore, load_secret_key
 from web.hub import LiveHub
 from web.inputs import MAX_BODY, cap
 from web.security import Seats, check_csrf
@@ -66,14 +66,24 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         app.config.from_mapping({k: v for k, v in test_config.items() if v is not None or k != "HOST_PIN"})
     data_dir = app.config.get("DATA_DIR")
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = load_secret_key(data_dir) if data_dir else secrets.token_hex(32)
+        try:
+            app.config["SECRET_KEY"] = load_secret_key(data_dir) if data_dir else secrets.token_hex(32)
+        except AccessError as exc:  # a read-only card: the page works, logins last until a restart
+            app.logger.error("%s; sessions last until the next start", exc)
+            app.config["SECRET_KEY"] = secrets.token_hex(32)
     access_db = app.config.get("ACCESS_DB") or (Path(data_dir) / "access.db" if data_dir else ":memory:")
+    clock = app.config["CLOCK"] or time.time
+    try:
+        access = AccessStore(access_db, clock=clock)
+    except AccessError as exc:
+        app.logger.error("%s; seats and logins are kept in memory until the next start", exc)
+        access = AccessStore(":memory:", clock=clock)
     if referee is None:
         from companion.referee import Referee
         from companion.store import EventStore
 
         referee = Referee(EventStore(":memory:"))
-    app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=AccessStore(access_db, clock=app.config["CLOCK"] or time.time))
+    app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=access)
     app.before_request(check_csrf)
 
     from web import api, pages, zones
@@ -96,7 +106,6 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     app.register_error_handler(400, _error(400, "bad request"))
 
     from companion.store import StoreError
-    from web.access import AccessError
 
     def _unavailable(exc: Exception) -> Any:
         # The disk is full or read-only: nothing was stored or acknowledged; one line each way.

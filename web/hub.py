@@ -85,6 +85,11 @@ class LiveHub:
                 self._payload = text
         return text
 
+    def cached_state_json(self) -> str | None:
+        """The cached public state, or None when it must be made (which waits for the referee)."""
+        with self._lock:
+            return self._payload
+
     def snapshot_json(self) -> str:
         """`{"state": public state}`: a stream's message."""
         return '{"state": ' + self.state_json() + "}"
@@ -108,10 +113,12 @@ class LiveHub:
                     self._async.pop(loop, None)
 
     def _fan_out(self, loop: asyncio.AbstractEventLoop, payload: str | None) -> None:
+        # The stream's message as bytes, made once for every stream on the loop.
+        chunk = None if payload is None else f"data: {payload}\n\n".encode()
         with self._lock:
             queues = list(self._async.get(loop, ()))
         for q in queues:
-            _put_latest(q, payload)
+            _put_latest(q, chunk)
 
     def open(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=64)
@@ -124,7 +131,8 @@ class LiveHub:
             self._queues.discard(q)
 
     def open_async(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
-        """A queue of updates for a stream served on `loop` (call on that loop)."""
+        """A queue of updates for a stream served on `loop` (call on that loop): each an SSE
+        message as bytes, None when the stream is to end."""
         q: asyncio.Queue = asyncio.Queue(maxsize=64)
         with self._lock:
             self._async.setdefault(loop, set()).add(q)

@@ -66,6 +66,12 @@ class TableServer:
             return
         if self.hub is not None and scope["path"] == "/events" and scope["method"] == "GET":
             await self._events(scope, receive, send)
+        elif self.hub is not None and scope["path"] == "/api/state" and scope["method"] == "GET":
+            # The public state, as cached by the hub at the last event: answered on the loop
+            # (no thread, no session), so it stays quick however busy the page is.
+            body = (await self._state_json()).encode()
+            await self._send(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+                                         (b"content-length", str(len(body)).encode())], body)
         else:
             await self._wsgi(scope, receive, send)
 
@@ -88,7 +94,7 @@ class TableServer:
             await send({"type": "http.response.start", "status": 200, "headers": [
                 (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
                 (b"x-accel-buffering", b"no")]})
-            first = self.hub.snapshot_json()
+            first = '{"state": ' + await self._state_json() + "}"
             await send({"type": "http.response.body", "body": f"retry: 1000\n\ndata: {first}\n\n".encode(),
                         "more_body": True})
             while True:
@@ -98,10 +104,9 @@ class TableServer:
                     update.cancel()
                     break
                 if update in done:
-                    payload = update.result()
-                    if payload is None:  # the server is stopping
+                    chunk = update.result()
+                    if chunk is None:  # the server is stopping
                         break
-                    chunk = f"data: {payload}\n\n".encode()
                 else:
                     update.cancel()
                     chunk = b": heartbeat\n\n"
@@ -116,6 +121,14 @@ class TableServer:
             self.streams[client] -= 1
             if self.streams[client] <= 0:
                 del self.streams[client]
+
+    async def _state_json(self) -> str:
+        """The hub's cached state; when there is none yet, made on a thread (it waits for the
+        referee, which may be writing to the card), never on the loop."""
+        cached = self.hub.cached_state_json()
+        if cached is not None:
+            return cached
+        return await asyncio.get_running_loop().run_in_executor(self.pool, self.hub.state_json)
 
     def stop_streams(self) -> None:
         self.closing = True
