@@ -684,6 +684,7 @@ def test_run_host_page_zones_reach_the_watcher(tmp_path):
 
     config = Config()
     config.path = tmp_path / "config.toml"
+    config.db = str(tmp_path / "g.db")  # the session key and seats go beside it, not in ~/.local
 
     class Vision:
         latest = np.zeros((480, 640, 3), np.uint8)

@@ -112,6 +112,8 @@ class Companion:
         try:
             return self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGUSR1)  # `run` prints every thread's stack: what held it
+            time.sleep(2)
             self.kill()
             return -9
 
@@ -163,9 +165,9 @@ class Client:
                 if status != 503 or time.monotonic() > deadline:
                     return status, data, got
                 self.bench.count("503 (disk full, nothing stored; retried)")
-            except OSError:
+            except (OSError, http.client.HTTPException) as exc:  # no answer, or half of one: a kill
                 if time.monotonic() > deadline:
-                    raise
+                    raise OSError(f"no answer: {exc}") from None
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
 
@@ -229,6 +231,17 @@ class Bench:
             self.latency.append(elapsed)
             if self.phase == "soak":
                 self.soak_latency.append(elapsed)
+
+
+def _forever(step: Any, bench: Bench, client: Client) -> None:
+    """Run a client's loop; a failure of the bench's own client is counted, never silent."""
+    while not bench.stop_all.is_set():
+        try:
+            step(bench, client)
+            return
+        except Exception as exc:  # noqa: BLE001 - counted and shown; the client carries on
+            bench.count(f"bench client errors ({type(exc).__name__})")
+            time.sleep(0.2)
 
 
 def _phone_loop(bench: Bench, phone: Client) -> None:
@@ -370,7 +383,7 @@ def main(args: argparse.Namespace) -> int:
             code = companion.stop()
         result["clean_stop_exit_code"] = code
         if code != 0:
-            result["stop_output_tail"] = companion.output[-15:]
+            result["stop_output_tail"] = companion.output[-80:]
         result.update(_verify(bench, folder / "games.db"))
         result["wall_s"] = round(time.monotonic() - began, 1)
     _print(result, args.json)
@@ -393,8 +406,8 @@ def _run(bench: Bench, companion: Companion, players: list[str]) -> dict[str, An
         if phone.post("/api/seat", {"player": name}, event=False)[0] != 200:
             raise CompanionError(f"{name} could not take a seat")
         phones.append(phone)
-    threads = [threading.Thread(target=_phone_loop, args=(bench, p), daemon=True) for p in phones]
-    threads.append(threading.Thread(target=_camera_loop, args=(bench, host), daemon=True))
+    threads = [threading.Thread(target=_forever, args=(_phone_loop, bench, p), daemon=True) for p in phones]
+    threads.append(threading.Thread(target=_forever, args=(_camera_loop, bench, host), daemon=True))
     for thread in threads:
         thread.start()
     result: dict[str, Any] = {"phones": args.phones}
@@ -438,6 +451,13 @@ def _run(bench: Bench, companion: Companion, players: list[str]) -> dict[str, An
         detect.append(time.monotonic() - t0)
         streams.append(_stream(bench.port, "127.0.0.250"))
     result["closed_stream_noticed_ms_max"] = round(1000 * max(detect), 1) if detect else None
+    # /api/state with the streams open and the table still (the phones wait a moment)
+    bench.playing.clear()
+    time.sleep(1.0)
+    idle = _time_state(bench.port, 15.0, streams)
+    result["state_p95_ms_streams_idle_table"] = round(1000 * _p95(idle), 1)
+    result["state_p50_ms_streams_idle_table"] = round(1000 * statistics.median(idle), 1) if idle else 0.0
+    bench.playing.set()
 
     # 4. hostile requests while the phones wait
     bench.playing.clear()
@@ -451,7 +471,7 @@ def _run(bench: Bench, companion: Companion, players: list[str]) -> dict[str, An
     for method, path, body, headers, _kind in _hostile_requests(bench, args.hostile, host):
         try:
             status, _, _ = host.raw(method, path, body, headers)
-        except OSError:
+        except (OSError, http.client.HTTPException):
             status = 0  # the server closed on a 100 MB declaration: the answer is the close
         statuses[status] = statuses.get(status, 0) + 1
     guesses = {}
@@ -474,25 +494,18 @@ def _run(bench: Bench, companion: Companion, players: list[str]) -> dict[str, An
 
     # 5. play on with the streams open, timing /api/state
     bench.phase = "soak"
+    events_before = _health(host)["events"]
     bench.playing.set()
-    # /api/state is timed by a process of its own, as a phone would see it: not by a thread
-    # of this one, which the phones' threads and the streams' reading keep busy.
-    timer = subprocess.Popen([sys.executable, "-c", _STATE_TIMER, str(bench.port), str(60 * args.minutes)],
-                             stdout=subprocess.PIPE, text=True)
-    end = time.monotonic() + 60 * args.minutes
-    loads = []
-    while time.monotonic() < end:
-        _drain(streams)
-        loads.append(os.getloadavg()[0])
-        time.sleep(0.2)
+    loads: list[float] = []
+    state_times = _time_state(bench.port, 60 * args.minutes, streams, loads)
     result["load_average_during_soak"] = round(statistics.mean(loads), 1) if loads else None
     result["cpu_cores"] = os.cpu_count()
-    out, _ = timer.communicate(timeout=120)
-    state_times = [float(x) for x in out.split()]
     result["state_p95_ms_with_streams"] = round(1000 * _p95(state_times), 1)
     result["state_p50_ms_with_streams"] = round(1000 * statistics.median(state_times), 1) if state_times else 0.0
     result["state_requests_timed"] = len(state_times)
-    result["streams_at_end"] = _health(host)["phones"]
+    health = _health(host)
+    result["streams_at_end"] = health["phones"]
+    result["events_during_soak"] = health["events"] - events_before
     bench.playing.clear()
     time.sleep(1.5)
     for sock in streams:
@@ -519,9 +532,24 @@ while time.monotonic() < end:
 """
 
 
+def _time_state(port: int, seconds: float, streams: list[socket.socket], loads: list[float] | None = None) -> list[float]:
+    """Seconds per GET /api/state, timed by a process of its own (as a phone sees it, not by a
+    thread of this busy one), every 0.2 s for `seconds`, while the streams are read here."""
+    timer = subprocess.Popen([sys.executable, "-c", _STATE_TIMER, str(port), str(seconds)],
+                             stdout=subprocess.PIPE, text=True)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        _drain(streams)
+        if loads is not None:
+            loads.append(os.getloadavg()[0])
+        time.sleep(0.2)
+    out, _ = timer.communicate(timeout=120)
+    return [float(x) for x in out.split()]
+
+
 def _health(client: Client) -> dict:
     status, data, _ = client.retrying("GET", "/api/health")
-    return json.loads(data) if status == 200 else {"phones": -1}
+    return json.loads(data) if status == 200 else {"phones": -1, "events": -1}
 
 
 def _store_rows(db: Path) -> int:
@@ -564,7 +592,7 @@ def _verify(bench: Bench, db: Path) -> dict[str, Any]:
 def _print(result: dict[str, Any], as_json: bool) -> None:
     hostile_ok = result.get("hostile_5xx", 0) == 0 and result.get("state_changes_from_rejected", 0) == 0
     login = result.get("host_login_while_guesser_refused", {})
-    result["ok"] = bool(result["lost"] == 0 and result["duplicates"] == 0 and result["refused_but_stored"] == 0
+    result["ok"] = bool(result.get("events_during_soak", 1) != 0 and result["lost"] == 0 and result["duplicates"] == 0 and result["refused_but_stored"] == 0
                         and result["phone_5xx_other_than_disk_full"] == 0 and hostile_ok
                         and login.get("host") == 200 and login.get("guesser_with_right_pin") == 429
                         and result.get("state_p95_ms_with_streams", 0) <= 50)
@@ -586,6 +614,8 @@ def _print(result: dict[str, Any], as_json: bool) -> None:
     print(f"hostile statuses: {result['hostile_statuses']}")
     print(f"host login with the right PIN while a guesser is refused: host {login.get('host')}, guesser "
           f"{login.get('guesser_with_right_pin')} (its wrong PINs: {login.get('guesser_wrong_pins')})")
+    print(f"events stored during the {bench_minutes(result)}: {result.get('events_during_soak')}; bench client "
+          f"errors: {sum(n for k, n in counts.items() if k.startswith('bench client errors'))}")
     print(f"phone errors: {counts.get('phone errors (no answer in 120 s)', 0)}; phone POSTs {result['phone_requests']}: "
           f"p50 {result['phone_p50_ms']} ms, p95 {result['phone_p95_ms']} ms over the whole run (retries across "
           f"restarts included), p95 {result['phone_p95_ms_soak']} ms in the {bench_minutes(result)} of play")
@@ -593,6 +623,8 @@ def _print(result: dict[str, Any], as_json: bool) -> None:
           f"{result['state_p50_ms_with_streams']} ms, p95 {result['state_p95_ms_with_streams']} ms "
           f"({result['state_requests_timed']} requests; target <= 50 ms); a closed stream noticed within "
           f"{result['closed_stream_noticed_ms_max']} ms (max of 5)")
+    print(f"/api/state with the streams open and the table still: p50 {result.get('state_p50_ms_streams_idle_table')} ms, "
+          f"p95 {result.get('state_p95_ms_streams_idle_table')} ms")
     print(f"machine: {result.get('cpu_cores')} cores, load average {result.get('load_average_during_soak')} during the soak")
     print("all zeros: " + ("yes" if result["ok"] else "NO"))
 

@@ -259,6 +259,12 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) ->
 
 def main(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = lambda line: print(line, flush=True)
+    try:  # `kill -USR1 PID` prints every thread's stack (what a stuck companion is doing)
+        import faulthandler
+
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, RuntimeError):
+        pass
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("YOLO_OFFLINE", "true")
 
