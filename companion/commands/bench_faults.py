@@ -2,7 +2,8 @@
 
 It starts `uno-companion run` (no camera, no GPIO, a temporary store and port on 127.0.0.1) and
 drives a scripted game from PHONES phones and a host (the host enters the cards a camera would
-see: a card of the colour in force, so the hand goes on), while it
+see: a number card of the colour in force or of the same number, or a wild, for a player with
+more than two cards, so the hand goes on), while it
 
 1. kill -9s the companion at KILLS random moments and starts it again (phones retry each
    request with its id until answered, like the page's script);
@@ -56,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--minutes", type=float, default=10.0, help="minutes of play with the streams open (0-30, default 10)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (kill moments, plays)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="copy the run's event store and the companion's output there")
 
 
 def _p95(values: list[float]) -> float:
@@ -108,7 +111,8 @@ class Companion:
     def stop(self) -> int:
         if self.proc is None or self.proc.poll() is not None:
             return 0
-        self.proc.send_signal(signal.SIGINT)
+        # SIGTERM, as systemd stops it (SIGINT is ignored by a child of a background shell)
+        self.proc.send_signal(signal.SIGTERM)
         try:
             return self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
@@ -258,8 +262,10 @@ def _phone_loop(bench: Bench, phone: Client) -> None:
             continue
         mine = state.get("turn") == phone.name
         waiting = state.get("waiting_for")
-        if mine and waiting == "play":
-            phone.post("/api/act", {"action": "pass" if state.get("drawn") else "draw"})
+        if mine and waiting == "play" and state.get("drawn"):
+            phone.post("/api/act", {"action": "pass"})
+        elif mine and waiting == "play" and rng.random() < 0.3:  # most turns the camera sees a card first
+            phone.post("/api/act", {"action": "draw"})
         elif mine and waiting == "color":
             phone.post("/api/act", {"action": "color", "color": rng.choice(COLORS)})
         elif rng.random() < 0.02:  # someone calls UNO or catches at random: refereed, refused, stored
@@ -282,11 +288,19 @@ def _camera_loop(bench: Bench, host: Client) -> None:
             continue
         players = {p["name"]: p["cards"] for p in state.get("players") or []}
         turn = state.get("turn")
+
         if state.get("waiting_for") == "flip":
             host.post("/api/host/card", {"type": "flip", "card": f"{rng.choice(COLORS)}_{rng.randint(1, 9)}"})
-        elif (state.get("waiting_for") == "play" and not state.get("drawn") and players.get(turn, 0) > 3
-              and state.get("color") in COLORS and rng.random() < 0.5):
-            host.post("/api/host/card", {"type": "play", "card": f"{state['color']}_{rng.randint(0, 9)}"})
+        elif (state.get("waiting_for") == "play" and not state.get("drawn") and players.get(turn, 0) > 2
+              and state.get("color") in COLORS and rng.random() < 0.8):
+            # a card that fits: the colour in force, the same number in another colour, or a
+            # wild (whose colour the player then names); the referee refuses a third copy
+            top = str(state.get("top") or "")
+            number = top.rsplit("_", 1)[-1]
+            cards = [f"{state['color']}_{n}" for n in range(10)] + ["wild"]
+            if number.isdigit():
+                cards += [f"{c}_{number}" for c in COLORS]
+            host.post("/api/host/card", {"type": "play", "card": rng.choice(cards)})
         time.sleep(rng.uniform(0.1, 0.4))
 
 
@@ -385,6 +399,12 @@ def main(args: argparse.Namespace) -> int:
         if code != 0:
             result["stop_output_tail"] = companion.output[-80:]
         result.update(_verify(bench, folder / "games.db"))
+        if args.keep is not None:
+            import shutil
+
+            args.keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(folder / "games.db", args.keep / "games.db")
+            (args.keep / "companion.log").write_text("\n".join(companion.output) + "\n", encoding="utf-8")
         result["wall_s"] = round(time.monotonic() - began, 1)
     _print(result, args.json)
     return 0 if result["ok"] else 1
@@ -564,6 +584,7 @@ def _verify(bench: Bench, db: Path) -> dict[str, Any]:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         rows = conn.execute("SELECT request_id, source FROM events").fetchall()
+        accepted = conn.execute("SELECT COUNT(*) FROM events WHERE accepted = 1").fetchone()[0]
     finally:
         conn.close()
     with_id = [r for r, _ in rows if r]
@@ -573,6 +594,8 @@ def _verify(bench: Bench, db: Path) -> dict[str, Any]:
     refused_but_stored = [r for r in bench.refused if r in stored]
     unacknowledged = [r for r in stored if r not in bench.acks]
     figures = {
+        "events_accepted": accepted,
+        "events_rejected": len(rows) - accepted,
         "acknowledged": len(bench.acks),
         "stored": len(stored),
         "lost": len(lost),
@@ -614,7 +637,8 @@ def _print(result: dict[str, Any], as_json: bool) -> None:
     print(f"hostile statuses: {result['hostile_statuses']}")
     print(f"host login with the right PIN while a guesser is refused: host {login.get('host')}, guesser "
           f"{login.get('guesser_with_right_pin')} (its wrong PINs: {login.get('guesser_wrong_pins')})")
-    print(f"events stored during the {bench_minutes(result)}: {result.get('events_during_soak')}; bench client "
+    print(f"events stored: {result['events_accepted']} accepted, {result['events_rejected']} refused by the referee "
+          f"(stored, answered 409); during the {bench_minutes(result)}: {result.get('events_during_soak')}; bench client "
           f"errors: {sum(n for k, n in counts.items() if k.startswith('bench client errors'))}")
     print(f"phone errors: {counts.get('phone errors (no answer in 120 s)', 0)}; phone POSTs {result['phone_requests']}: "
           f"p50 {result['phone_p50_ms']} ms, p95 {result['phone_p95_ms']} ms over the whole run (retries across "
