@@ -517,7 +517,10 @@ def _run(bench: Bench, companion: Companion, players: list[str]) -> dict[str, An
     events_before = _health(host)["events"]
     bench.playing.set()
     loads: list[float] = []
+    cpu_before = _cpu_seconds(companion.proc.pid if companion.proc else 0)
     state_times = _time_state(bench.port, 60 * args.minutes, streams, loads)
+    cpu = _cpu_seconds(companion.proc.pid if companion.proc else 0) - cpu_before
+    result["companion_cpu_share_during_soak"] = round(cpu / (60 * args.minutes), 2) if args.minutes else None
     result["load_average_during_soak"] = round(statistics.mean(loads), 1) if loads else None
     result["cpu_cores"] = os.cpu_count()
     result["state_p95_ms_with_streams"] = round(1000 * _p95(state_times), 1)
@@ -565,6 +568,15 @@ def _time_state(port: int, seconds: float, streams: list[socket.socket], loads: 
         time.sleep(0.2)
     out, _ = timer.communicate(timeout=120)
     return [float(x) for x in out.split()]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _health(client: Client) -> dict:
@@ -649,7 +661,8 @@ def _print(result: dict[str, Any], as_json: bool) -> None:
           f"{result['closed_stream_noticed_ms_max']} ms (max of 5)")
     print(f"/api/state with the streams open and the table still: p50 {result.get('state_p50_ms_streams_idle_table')} ms, "
           f"p95 {result.get('state_p95_ms_streams_idle_table')} ms")
-    print(f"machine: {result.get('cpu_cores')} cores, load average {result.get('load_average_during_soak')} during the soak")
+    print(f"machine: {result.get('cpu_cores')} cores, load average {result.get('load_average_during_soak')} during the soak; "
+          f"the companion used {result.get('companion_cpu_share_during_soak')} of a core")
     print("all zeros: " + ("yes" if result["ok"] else "NO"))
 
 
