@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("companion.commands.simulate", "play random legal games and write their table log"),
     "export": ("companion.commands.export", "export a stored game as JSON Lines"),
     "import": ("companion.commands.importlog", "import a JSON Lines table log into the store"),
+    "restore": ("companion.commands.restore", "list the event store's backups, or restore one"),
     "bench-engine": ("companion.commands.bench_engine", "self-play throughput vs rlcard"),
     "render": ("companion.commands.render", "draw card faces to image files"),
     "train": ("companion.commands.train", "generate training data and train the card model"),
@@ -31,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "make-video": ("companion.commands.make_video", "generate a table video with its true events"),
     "bench-watch": ("companion.commands.bench_watch", "watcher accuracy and latency on generated videos"),
     "bench-web": ("companion.commands.bench_web", "phone page latency and page weight"),
+    "bench-faults": ("companion.commands.bench_faults", "the companion under kill -9, a full disk, hostile requests and many streams (loopback)"),
 }
 
 

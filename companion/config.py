@@ -97,9 +97,28 @@ def _text(value: Any) -> str:
 def _host_pin(value: Any) -> str:
     if value == "":
         return ""
-    if isinstance(value, bool) or not isinstance(value, (str, int)) or not re.fullmatch(r"\d{4,8}", str(value)):
-        raise ValueError('must be 4-8 digits in quotes, e.g. "2468" (or "" to pick one at start)')
-    return str(value)
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if text is None or not (re.fullmatch(r"\d{4,12}", text) or re.fullmatch(r"[ -~]{10,100}", text) and text.strip() == text):
+        raise ValueError('must be 4-12 digits or a passphrase of 10-100 characters, in quotes '
+                         '(`uno-companion init` suggests one; "" picks one at each start)')
+    return text
+
+
+# Syllables for passphrases that are quick to type on a phone: 15 consonants x 5 vowels.
+_CONSONANTS, _VOWELS = "bdfghklmnprstvz", "aeiou"
+
+
+def suggest_passphrase(words: int = 3, syllables: int = 3) -> str:
+    """A random passphrase like "tekavo-mirusa-dolipe": 3 words of 3 syllables, 75 ** 9 (56 bits)."""
+    import secrets
+
+    return "-".join("".join(secrets.choice(_CONSONANTS) + secrets.choice(_VOWELS) for _ in range(syllables))
+                    for _ in range(words))
+
+
+def weak_pin(pin: str) -> bool:
+    """A host PIN short enough that guessing it is a matter of patience (6 digits or fewer)."""
+    return pin.isdigit() and len(pin) <= 6
 
 
 def _players(value: Any) -> list[str]:
@@ -141,7 +160,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "dealer": Key(_text, "", 'who deals the first hand; "" = the first player'),
         "port": Key(_int_range(1, 65535), 8000, "port of the phone page (http://<this machine>:port)"),
         "host": Key(_text, "0.0.0.0", 'address to listen on; "0.0.0.0" = every network, so phones can join'),
-        "host_pin": Key(_host_pin, "", 'PIN that protects set-up and corrections on the phone page; "" = a new one printed at each start'),
+        "host_pin": Key(_host_pin, "", 'passphrase (10+ characters) or PIN (4-12 digits) for set-up and corrections on the phone page; "" = a new passphrase printed at each start'),
         "db": Key(_text, "", 'event store (SQLite); "" = ~/.local/share/uno-companion/games.db'),
     },
     "camera": {
@@ -528,8 +547,9 @@ def _toml_value(value: Any) -> str:
     return str(value)
 
 
-def commented_config() -> str:
-    """The text `uno-companion init` writes: every key at its default with its comment."""
+def commented_config(**values: Any) -> str:
+    """The text `uno-companion init` writes: every key at its default with its comment
+    (top-level keys in `values` are written with that value instead)."""
     out = [
         "# UNO table companion configuration (`uno-companion init` wrote it; edit freely).",
         "# Command-line flags of `uno-companion run` override these values.",
@@ -542,7 +562,8 @@ def commented_config() -> str:
             out += ["", f"[{section}]"]
         for key, spec in keys.items():
             out.append(f"# {spec.comment}")
-            out.append(f"{key} = {_toml_value(spec.default)}")
+            value = values[key] if not section and key in values else spec.default
+            out.append(f"{key} = {_toml_value(value)}")
     out += [
         "",
         "# One UNO! button per seat instead of the shared one: uncomment, name = BCM pin.",

@@ -26,7 +26,7 @@ from companion.engine import Table, replay
 from companion.errors import CompanionError
 from companion.store import EventStore, StoreError, new_game_id
 
-__all__ = ["Referee", "BadEventError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE", "READING_SHARPNESS",
+__all__ = ["Referee", "BadEventError", "RequestIdError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE", "READING_SHARPNESS",
            "kind_of_lay", "lay_names", "line_of_lay", "weigh"]
 
 log = logging.getLogger(__name__)
@@ -144,28 +144,68 @@ class BadEventError(CompanionError, ValueError):
     """An event that cannot even be written down (not a JSON object)."""
 
 
+class RequestIdError(CompanionError, ValueError):
+    """A request id already given to another sender's event."""
+
+
 class Referee:
     """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
 
     On start the newest game of the store is restored by replay unless it is over.
     """
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, backups: Any = None) -> None:
         self.store = store
+        self.backups = backups  # asked for a backup after every finished hand (companion.backup)
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
-        self.game_id: str | None = store.last_unfinished()
-        self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+        try:
+            self.game_id: str | None = store.last_unfinished()
+            self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+        except StoreError as exc:
+            if not getattr(store, "read_only", ""):
+                raise
+            # A damaged store, open read-only: the table cannot resume from it (nor store a
+            # thing); the page still answers and says why. `uno-companion restore` mends it.
+            log.error("the stored game cannot be read back (%s): starting with no game", exc)
+            self.game_id, self._table = None, Table()
         self._state: dict = _copy(self._table.state)
 
     # -- events in -----------------------------------------------------------------------
 
-    def submit(self, event: dict | str, source: str = "") -> list[dict]:
+    def submit(self, event: dict | str, source: str = "", request_id: str | None = None) -> list[dict]:
         """Referee one table event; return the notices it produced (a `rejected` one if it
         did not fit). Rejected events are stored too. A camera `lay` is stored as the flip or
         play it is now (`line_of_lay`). Raises StoreError (and changes nothing) if the event
         could not be saved, BadEventError if it is not JSON or a lay's readings are malformed.
+        With a `request_id` (a phone's id for this request), see `submit_once`.
         """
+        return self.submit_once(event, source, request_id)[0]
+
+    def submit_once(self, event: dict | str, source: str = "",
+                    request_id: str | None = None) -> tuple[list[dict], bool]:
+        """`submit`, exactly once per `request_id`: (notices, replayed). When an event with this
+        id is already stored (the phone retried after a lost reply), nothing is stored or
+        changed and the notices are the ones it produced then (replayed = True). Raises
+        RequestIdError if another sender used the id."""
+        if request_id is not None:
+            with self._lock:
+                found = self.store.find_request(request_id)
+                if found is not None:
+                    if found["source"] != source:
+                        raise RequestIdError("this request id was used by another sender: make a new one")
+                    return self.answer(found["game_id"], found["seq"]), True
+                return self._submit(event, source, request_id), False
+        return self._submit(event, source, None), False
+
+    def answer(self, game_id: str, seq: int) -> list[dict]:
+        """The notices the stored event `seq` of `game_id` produced: its game replayed to it
+        (the engine is pure, so this is exactly what was answered then)."""
+        lines = self.store.events(game_id)
+        table = replay(lines[:seq])
+        return _copy(table.push(lines[seq]))
+
+    def _submit(self, event: dict | str, source: str, request_id: str | None) -> list[dict]:
         if isinstance(event, str):
             # Raw text (a log line): an object is refereed as such; anything else is stored
             # as it came and the engine rejects it with its reason.
@@ -188,14 +228,17 @@ class Referee:
             table, game_id = self._table_for(event)
             accepted = isinstance(event, dict) and table.check(event) is None
             # The line is on disk before the engine moves: a failed write raises here.
-            self.store.append(game_id, event, accepted, source=source)
+            self.store.append(game_id, event, accepted, source=source, request_id=request_id)
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
+            hands_before = len(self._state.get("history") or []) if table is self._table else 0
             notices = table.push(event)
             self._table, self.game_id = table, game_id
             self._state = _copy(table.state)
             over = self._state.get("waiting_for") == "game_over"
             if over != was_over:
                 self._mark_finished(game_id, over)
+            if self.backups is not None and len(self._state.get("history") or []) > hands_before:
+                self.backups.request()  # a hand is finished: a rolling backup, in the background
             for notice in notices:
                 if notice.get("kind") == "reading":  # the host's console says it too
                     log.warning("camera: %s", notice.get("message"))

@@ -117,7 +117,7 @@ class VisionLoop:
     def run(self) -> None:
         """Passes until stopped (or the source ends, unless looping). A crash of the vision
         part is logged and vision restarts after a back-off; the referee and page carry on."""
-        from companion.errors import CompanionError
+        from companion.errors import CompanionError, InputFileError
 
         delay = self.backoff[0]
         try:
@@ -125,7 +125,19 @@ class VisionLoop:
                 try:
                     self._one_pass()
                     delay = self.backoff[0]
-                except CompanionError as exc:  # a user's mistake (missing file, bad model path)
+                except CompanionError as exc:
+                    if isinstance(exc, InputFileError) and self.stats.frames > 0:
+                        # A video that has played and is gone (a USB stick pulled, the file
+                        # being replaced): like a lost camera, said once and retried.
+                        self.error = str(exc)
+                        if self.source_status is None or self.source_status.state != "lost":
+                            log.warning("%s; retrying with back-off", exc)
+                            self.source_status = SourceStatus("lost", time.time(), 0.0, str(exc))
+                        if self._stop.wait(delay):
+                            return
+                        delay = min(delay * 2, self.backoff[1])
+                        continue
+                    # a user's mistake before anything played (missing file, bad model path)
                     log.error("vision stopped: %s", exc)
                     self.error = str(exc)
                     return
@@ -205,6 +217,9 @@ class VisionLoop:
                 if self.annotate is not None:
                     line = self.annotate(line)
                 notices = self.referee.submit(line, source="camera")
+            except OSError as exc:  # the store cannot be written (disk full, read-only card): one line
+                log.error("vision: %s was not stored: %s", line.get("type"), exc)
+                continue
             except Exception:
                 log.exception("vision: the referee could not take %s", line)
                 continue
@@ -246,6 +261,8 @@ class EventPump:
             try:
                 self.referee.submit(event, source=self.source)
                 self.submitted += 1
+            except OSError as exc:  # the store cannot be written: one line, nothing changed
+                log.error("%s: %s was not stored: %s", self.source, event.get("type"), exc)
             except Exception:
                 log.exception("%s: the referee could not take %s", self.source, event)
 
@@ -279,44 +296,35 @@ def iter_lines(text: str) -> Iterator[str]:
 
 
 class WebServer:
-    """The phone page on waitress, in its own thread; binding happens in start() so a port in
-    use is a one-line error before anything else runs."""
+    """The phone page (web.server: live streams on an event loop, Flask on a few threads), in
+    its own thread; binding happens in start() so a port in use is a one-line error before
+    anything else runs."""
 
-    def __init__(self, app: Any, host: str, port: int, threads: int = 18) -> None:
+    def __init__(self, app: Any, host: str, port: int, threads: int = 8) -> None:
         self.app, self.host, self.port, self.threads = app, host, port, threads
         self.server: Any = None
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
-        from waitress.server import create_server
-
         from companion.errors import CompanionError
+        from web.server import Server
 
         try:
-            self.server = create_server(self.app, host=self.host, port=self.port, threads=self.threads,
-                                        channel_timeout=300, clear_untrusted_proxy_headers=True)
+            self.server = Server(self.app, self.host, self.port, workers=self.threads)
         except OSError as exc:
             error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
                                    "(another companion running? choose another with --port)")
             error.exit_code = 2
             raise error from None
-        self.port = int(self.server.effective_port)
-        self.thread = threading.Thread(target=self._serve, name="web", daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        try:
-            self.server.run()
-        except Exception:
-            if self.server is not None:  # closing the socket ends run() with an error: expected
-                log.exception("the phone page stopped")
+        self.port = self.server.port
+        self.server.start()
+        self.thread = self.server.thread
 
     def stop(self) -> None:
         server, self.server = self.server, None
         if server is not None:
             try:
-                server.close()
-                server.task_dispatcher.shutdown(timeout=2)
+                server.stop()
             except Exception:
                 log.exception("web: stopping the server failed")
 

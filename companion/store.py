@@ -12,6 +12,7 @@ exactly, notices included.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import sqlite3
@@ -22,7 +23,7 @@ from typing import Any
 
 from companion.errors import CompanionError, InputFileError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: events.request_id (a phone's id for exactly-once retries)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -38,11 +39,22 @@ CREATE TABLE IF NOT EXISTS events (
     accepted INTEGER NOT NULL,                   -- 0 for a line the engine rejected
     source   TEXT NOT NULL DEFAULT '',           -- "phone", "camera", "button", "import"...
     line     TEXT NOT NULL,                      -- the table-log line, as JSON text
+    request_id TEXT,                             -- the sender's id for this request, if any
     PRIMARY KEY (game_id, seq)
 );
 """
+# Version 1 files gain the request id column when opened (an ALTER, no copy).
+_REQUEST_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_request ON events(request_id) "
+                  "WHERE request_id IS NOT NULL")
 
 Line = dict[str, Any] | str
+log = logging.getLogger(__name__)
+
+
+def _unwritable(exc: sqlite3.Error) -> bool:
+    """Whether opening failed because the file cannot be written (a read-only card or folder)."""
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text or "disk i/o" in text
 
 
 class StoreError(CompanionError, OSError):
@@ -85,19 +97,37 @@ def decode_line(text: str) -> Line:
 class EventStore:
     """SQLite event log of every game played at this table. Safe to share between threads."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, check: bool = True) -> None:
+        """Open (or create) the store. With `check`, an existing file is checked first
+        (`PRAGMA quick_check`): a damaged one, or one on a read-only card, is opened read-only
+        (`read_only` is the reason) so the season can still be seen and exported, and every
+        write is refused with that reason in one line."""
         self.path = Path(path)
         self._lock = threading.RLock()
+        self.read_only: str = ""  # why writes are refused ("" when they are not)
+        memory = str(self.path) == ":memory:"
+        existed = not memory and self.path.exists()
         try:
-            if str(self.path) != ":memory:":
+            if not memory:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are opened explicitly, so each append commits alone.
             self._db = sqlite3.connect(
                 str(self.path), isolation_level=None, check_same_thread=False, timeout=10.0
             )
         except (OSError, sqlite3.Error) as exc:
+            if existed and self.path.is_file():
+                log.error("the event store %s cannot be written: %s", self.path, exc)
+                self._open_read_only("cannot be written (a read-only card?)")
+                return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         try:
+            if existed and check:
+                problem = self._quick_check(self._db)
+                if problem:
+                    self._db.close()
+                    log.error("the event store %s failed its integrity check: %s", self.path, problem)
+                    self._open_read_only("failed its integrity check at start")
+                    return
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -109,11 +139,52 @@ class EventStore:
                     f"(schema {version} > {SCHEMA_VERSION})"
                 )
             self._db.executescript(_SCHEMA)
+            columns = [row[1] for row in self._db.execute("PRAGMA table_info(events)")]
+            if "request_id" not in columns:
+                self._db.execute("ALTER TABLE events ADD COLUMN request_id TEXT")
+            self._db.execute(_REQUEST_INDEX)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             self._db.close()
+            if existed and _unwritable(exc):
+                log.error("the event store %s cannot be written: %s", self.path, exc)
+                self._open_read_only("cannot be written (a read-only card?)")
+                return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         self.journal_mode = str(mode).lower()
+
+    @staticmethod
+    def _quick_check(db: sqlite3.Connection) -> str:
+        """'' if SQLite's quick_check finds the file sound, else its first complaint."""
+        try:
+            rows = db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.Error as exc:
+            return str(exc)
+        if [r[0] for r in rows] == ["ok"]:
+            return ""
+        text = " ".join(" ".join(str(r[0]) for r in rows[:3]).split()).replace("*** in database main *** ", "")
+        return text[:160] + ("..." if len(text) > 160 else "")
+
+    def _open_read_only(self, why: str) -> None:
+        """Open the file for reading only; every write is refused with `why`."""
+        self.read_only = (f"the event store {self.path.name} {why}: read-only, nothing new is stored "
+                          "until a backup is restored (`uno-companion restore`)")
+        log.error("%s", self.read_only)
+        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+            try:
+                db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
+                db.execute("SELECT name FROM sqlite_master").fetchall()
+                self._db = db
+                self.journal_mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+                return
+            except sqlite3.Error as exc:
+                try:
+                    db.close()
+                except (sqlite3.Error, UnboundLocalError):
+                    pass
+                last = exc
+        raise StoreError(f"the event store {self.path} {why} and cannot be read either ({last}): "
+                         "restore a backup with `uno-companion restore`") from None
 
     # -- writing -------------------------------------------------------------------------
 
@@ -134,6 +205,7 @@ class EventStore:
         *,
         source: str = "",
         finished: bool | None = None,
+        request_id: str | None = None,
     ) -> int:
         """Store one line of game `game_id` and commit; return its seq (0 for the first line).
 
@@ -150,9 +222,9 @@ class EventStore:
                 "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE game_id = ?", (game_id,)
             ).fetchone()[0]
             self._db.execute(
-                "INSERT INTO events (game_id, seq, time, accepted, source, line) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (game_id, seq, time.time(), int(bool(accepted)), source, text),
+                "INSERT INTO events (game_id, seq, time, accepted, source, line, request_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seq, time.time(), int(bool(accepted)), source, text, request_id),
             )
             if finished is not None:
                 self._db.execute(
@@ -205,6 +277,16 @@ class EventStore:
         return [
             {"id": i, "created": c, "finished": bool(f), "events": n} for i, c, f, n in cur
         ]
+
+    def find_request(self, request_id: str) -> dict[str, Any] | None:
+        """The stored event a request id was given to: game_id, seq, accepted, source."""
+        with self._lock:
+            rows = self._read("SELECT game_id, seq, accepted, source FROM events WHERE request_id = ?",
+                              (request_id,))
+        if not rows:
+            return None
+        game_id, seq, accepted, source = rows[0]
+        return {"game_id": game_id, "seq": int(seq), "accepted": bool(accepted), "source": source}
 
     def has_game(self, game_id: str) -> bool:
         with self._lock:
@@ -319,6 +401,8 @@ class _Transaction:
         self.what = what
 
     def __enter__(self) -> None:
+        if self.store.read_only:
+            raise StoreError(f"not stored: {self.store.read_only}")
         self.store._lock.acquire()
         try:
             self.store._db.execute("BEGIN IMMEDIATE")

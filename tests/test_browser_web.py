@@ -1,7 +1,6 @@
-"""Real-browser tests: Debian's Chromium drives three emulated phones against waitress."""
+"""Real-browser tests: Debian's Chromium drives three emulated phones against the real server."""
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -25,23 +24,14 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from waitress.server import create_server
+    from web.server import Server
 
     referee = Referee(EventStore(tmp_path_factory.mktemp("web") / "games.db"))
     app = create_app({"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0}, referee=referee)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=20)
-
-    def run() -> None:
-        try:
-            srv.run()
-        except OSError:
-            pass
-
-    threading.Thread(target=run, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.effective_port}", referee
-    time.sleep(1.5)  # the browsers are gone: each stream ends at its next heartbeat
-    srv.close()
-    srv.task_dispatcher.shutdown(timeout=2)
+    srv = Server(app, "127.0.0.1", 0)
+    srv.start()
+    yield f"http://127.0.0.1:{srv.port}", referee
+    srv.stop()
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,18 @@ def test_init_writes_a_commented_file_then_refuses_to_overwrite(
     assert "port = 8000" in path.read_text()
 
 
+def test_init_suggests_a_long_random_passphrase(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.config import weak_pin
+
+    pins = []
+    for name in ("a.toml", "b.toml"):
+        assert cli(["init", "--path", str(tmp_path / name)]) == 0
+        pins.append(load_config(tmp_path / name).host_pin)
+        assert f"host passphrase: {pins[-1]}" in capsys.readouterr().out
+    assert pins[0] != pins[1] and all(len(p) >= 20 and not weak_pin(p) for p in pins)
+    assert weak_pin("2468") and not weak_pin("123456789")
+
+
 def test_init_path_option(tmp_path: Path) -> None:
     target = tmp_path / "deep" / "table.toml"
     assert cli(["init", "--path", str(target)]) == 0
@@ -98,7 +110,7 @@ target = 200
         ('players = ["Solo"]\n', "config.toml line 1: players must name 2-10 players"),
         ('players = ["A", "A"]\n', "config.toml line 1: players must not name a player twice"),
         ('players = ["A", "B"]\ndealer = "Z"\n', "config.toml line 2: dealer must be one of the players, got 'Z'"),
-        ('host_pin = "12"\n', "config.toml line 1: host_pin must be 4-8 digits"),
+        ('host_pin = "12"\n', "config.toml line 1: host_pin must be 4-12 digits or a passphrase"),
         ('players = ["A", "B"]\n[gpio.seats]\nA = 5\nZed = 6\n', "config.toml line 4: gpio.seats.Zed names no player"),
         ('[gpio]\nuno_pin = 0\nled_pin = 5\nbuzzer_pin = 5\n', "config.toml line 4: gpio.buzzer_pin uses the same pin as gpio.led_pin"),
         ("[zones]\ndiscard = [0.5, 0.5, 0.2, 0.9]\n", "config.toml line 2: zones.discard must be [x1, y1, x2, y2]"),

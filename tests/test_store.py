@@ -234,3 +234,137 @@ def test_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match="newer uno-companion"):
         EventStore(path)
+
+
+# -- the season is safe: integrity check, read-only fallback, disk full, backups (issue 22) ------
+
+
+def _damaged_store(path: Path) -> str:
+    """A store of 400 events whose file then has one page overwritten; returns its game id."""
+    store = EventStore(path)
+    game = store.new_game()
+    for _ in range(400):
+        store.append(game, {"type": "draw", "note": "x" * 200}, True)
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    with open(path, "r+b") as f:
+        f.seek(4096 * 5 + 10)
+        f.write(b"\xff" * 300)
+    return game
+
+
+def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, caplog) -> None:
+    path = tmp_path / "games.db"
+    _damaged_store(path)
+    store = EventStore(path)
+    assert "failed its integrity check" in store.read_only and "uno-companion restore" in store.read_only
+    referee = Referee(store)  # the page still comes up, with no game
+    with pytest.raises(StoreError) as err:
+        referee.submit(GAME, source="host")
+    assert "\n" not in str(err.value) and "read-only" in str(err.value)
+    assert referee.state["players"] == [] and referee.events == []
+    assert any("integrity check" in r.getMessage() for r in caplog.records)
+
+
+def test_a_sound_store_passes_the_check(store: EventStore) -> None:
+    assert store.read_only == ""
+
+
+def test_disk_full_refuses_the_event_and_changes_nothing(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "games.db")
+    referee = Referee(store)
+    referee.submit(GAME)
+    referee.submit({"type": "deal", "dealer": "Ann"})
+    events = referee.events
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")  # the card is full: SQLITE_FULL
+    with pytest.raises(StoreError) as err:
+        for _ in range(50):  # the next page the log needs cannot be had
+            referee.submit({"type": "flip", "card": "red_5", "note": "y" * 3000})
+    assert "full" in str(err.value) and "\n" not in str(err.value)
+    stored = store.events(referee.game_id)
+    assert referee.events == stored  # what the table shows is exactly what is on disk
+    store._db.execute("PRAGMA max_page_count=1073741823")  # space again: the table goes on
+    referee.submit({"type": "draw"})
+    assert EventStore(tmp_path / "games.db").events(referee.game_id) == referee.events
+    assert events == stored[:2]
+
+
+def _finish_a_hand(referee: Referee) -> None:
+    for event in (GAME, {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"}):
+        referee.submit(event)
+    # Ann goes out at once (a table that dealt her one card is not needed: the engine takes
+    # a reveal of everyone else's points to end the hand)
+    referee.submit({"type": "game", "players": ["Ann", "Bob"], "rules": {"hand_size": 1}})
+    referee.submit({"type": "deal", "dealer": "Bob"})
+    referee.submit({"type": "flip", "card": "red_5"})
+    referee.submit({"type": "play", "card": "red_7"})
+    referee.submit({"type": "points", "player": "Bob", "points": 9})
+
+
+def test_a_backup_is_made_after_every_finished_hand_and_restore_puts_it_back(tmp_path: Path, capsys) -> None:
+    from companion.backup import Backups, list_backups
+    from companion.cli import main as cli
+
+    db = tmp_path / "games.db"
+    store = EventStore(db)
+    backups = Backups(db, keep=3)
+    referee = Referee(store, backups=backups)
+    _finish_a_hand(referee)
+    backups.wait()
+    assert referee.state["history"], referee.state["notices"][-3:]
+    made = list_backups(db)
+    assert len(made) == 1
+    good_events = referee.events
+    referee.submit({"type": "deal", "dealer": "Ann"})  # after the backup
+    store.close()
+    assert cli(["restore", "--db", str(db)]) == 0
+    listing = capsys.readouterr().out
+    assert made[0].name in listing and "events" in listing
+    assert cli(["restore", "1", "--db", str(db)]) == 0
+    assert "restored" in capsys.readouterr().out
+    with EventStore(db) as again:
+        game = again.latest_game()
+        assert again.events(game) == good_events
+    assert any("before-restore" in p.name for p in list_backups(db))
+
+
+def test_backups_keep_the_last_n(tmp_path: Path) -> None:
+    from companion.backup import list_backups, make_backup
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    for _ in range(5):
+        make_backup(db, keep=3)
+    assert len(list_backups(db)) == 3
+
+
+def test_restore_refuses_while_a_companion_has_the_store(tmp_path: Path) -> None:
+    from companion.backup import BackupError, StoreLock, make_backup, restore
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    backup = make_backup(db)
+    lock = StoreLock(db)
+    assert lock.acquire()
+    with pytest.raises(BackupError, match="in use"):
+        restore(db, backup)
+    lock.release()
+    restore(db, backup)
+
+
+def test_a_store_of_schema_1_gains_request_ids(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE games (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+        created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, time REAL NOT NULL,
+        accepted INTEGER NOT NULL, source TEXT NOT NULL DEFAULT '', line TEXT NOT NULL, PRIMARY KEY (game_id, seq));
+        INSERT INTO games (id, created) VALUES ('g1', 0);
+        INSERT INTO events VALUES ('g1', 0, 0, 1, 'phone', '{"type":"game","players":["Ann","Bob"]}');
+        PRAGMA user_version=1;""")
+    db.close()
+    with EventStore(path) as store:
+        assert store.events("g1")[0]["type"] == "game"
+        store.append("g1", {"type": "deal"}, True, request_id="abc12345")
+        assert store.find_request("abc12345")["seq"] == 1

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.referee import Referee
 from companion.store import EventStore
@@ -101,11 +102,57 @@ def test_wrong_pin_is_refused(app):
     assert phone.post("/api/host/undo", json={}).status_code == 403
 
 
-def test_pin_guessing_pauses_logins(app):
-    phone = _phone(app)
-    for _ in range(5):
-        assert phone.post("/api/host/login", json={"pin": "0000"}).status_code == 403
-    assert phone.post("/api/host/login", json={"pin": PIN}).status_code == 429
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_pin_guessing_backs_off_per_client_and_never_blocks_another(referee):
+    clock = Clock()
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock}, referee=referee)
+    host = _phone(app)  # the host's phone opened the page before anyone guessed
+    guesser = _phone(app)
+    clock.now += 1
+    waits = []
+    for _ in range(6):
+        assert guesser.post("/api/host/login", json={"pin": "0000"}).status_code == 403
+        refused = guesser.post("/api/host/login", json={"pin": PIN})
+        assert refused.status_code == 429  # even the right PIN waits out the back-off
+        waits.append(int(refused.headers["Retry-After"]))
+        clock.now += waits[-1]
+    assert waits == [1, 2, 4, 8, 16, 32]  # growing with each wrong PIN
+    # Meanwhile the host (same address, own cookie, no failure) is never held up...
+    assert guesser.post("/api/host/login", json={"pin": "0000"}).status_code == 403
+    assert guesser.post("/api/host/login", json={"pin": PIN}).status_code == 429
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+    # ...while a fresh cookie from the guesser's address shares the address's wait.
+    fresh = _phone(app)
+    assert fresh.post("/api/host/login", json={"pin": PIN}).status_code == 429
+    # And another address is not touched at all.
+    other = _phone(app)
+    other.environ_base["REMOTE_ADDR"] = "192.168.1.23"
+    assert other.post("/api/host/login", json={"pin": PIN}).status_code == 200
+
+
+def test_pin_back_off_survives_a_restart(tmp_path):
+    clock = Clock()
+    settings = {"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock, "DATA_DIR": str(tmp_path)}
+    first = create_app(settings, referee=Referee(EventStore(tmp_path / "games.db")))
+    guesser = _phone(first)
+    for _ in range(4):
+        assert guesser.post("/api/host/login", json={"pin": "9999"}).status_code == 403
+        clock.now += 3600
+    second = create_app(settings, referee=Referee(EventStore(tmp_path / "games.db")))
+    again = _phone(second)
+    for cookie in guesser._cookies.values():
+        again.set_cookie(cookie.key, cookie.value)
+    again.environ_base["HTTP_X_CSRF_TOKEN"] = guesser.environ_base["HTTP_X_CSRF_TOKEN"]
+    assert again.post("/api/host/login", json={"pin": "9999"}).status_code == 403
+    refused = again.post("/api/host/login", json={"pin": PIN})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) == 16
 
 
 def test_host_starts_game_and_phones_see_it(game, app):
@@ -338,3 +385,261 @@ def test_host_page_shows_house_rules_with_plain_labels(host):
                         ("turn_seconds", "Turn timer")]:
         assert f'name="{name}"' in html and words in html
     assert 'value="cross"' in html
+
+
+# -- input limits: 413, short echoes, type checks, depth (issue 22) ------------------------------
+
+
+def test_body_over_64_kb_is_413_and_changes_nothing(game, host):
+    before = len(game.events)
+    resp = host.post("/api/host/card", data=json.dumps({"card": "red_1", "pad": "x" * 70_000}),
+                     content_type="application/json")
+    assert resp.status_code == 413 and "64 KB" in resp.get_json()["error"]
+    assert len(game.events) == before
+
+
+def test_a_huge_card_name_is_echoed_only_as_a_short_prefix(game, host):
+    resp = host.post("/api/host/card", json={"card": "z" * 60_000})
+    assert resp.status_code == 400
+    assert len(resp.get_data()) < 400 and "60002 characters" in resp.get_json()["error"]
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/api/act", {"action": ["draw"]}), ("/api/act", {"action": {}}), ("/api/act", {"action": 7}),
+    ("/api/act", {"action": "color", "color": ["red"]}), ("/api/act", {"action": "catch", "target": {}}),
+    ("/api/act", {"action": "target", "player": [1]}),
+    ("/api/seat", {"player": {}}), ("/api/seat", {"player": ["Ann"]}),
+    ("/api/host/game", {"players": PLAYERS, "rules": {"deck": []}}),
+    ("/api/host/game", {"players": PLAYERS, "rules": {"stacking": {"a": 1}}}),
+    ("/api/host/game", {"players": [["Ann"], "Bob"]}), ("/api/host/game", {"players": "Ann,Bob"}),
+    ("/api/host/game", {"players": PLAYERS, "rules": ["deck"]}),
+    ("/api/host/deal", {"dealer": ["Ann"]}), ("/api/host/deal", {"dealer": 3}),
+    ("/api/host/card", {"card": {}}), ("/api/host/card", {"type": ["play"], "card": "red_1"}),
+    ("/api/host/card", {"card": "red_1", "color": []}),
+    ("/api/host/correct", {"event": [0], "card": "red_1"}), ("/api/host/correct", {"event": 1e300, "card": "red_1"}),
+    ("/api/host/points", {"player": "Ann", "points": 10**30}), ("/api/host/verdict", {"guilty": [True]}),
+    ("/api/host/release", {"player": {"x": 1}}), ("/api/host/login", {"pin": ["4321"]}),
+    ("/api/host/zones", {"frame": [1e308, 480], "discard": []}),
+])
+def test_every_field_is_type_checked_no_500(game, app, host, path, body):
+    _seat(app, "Ann")
+    client = host if path.startswith("/api/host") else _seat(app, "Bob") if path == "/api/act" else _phone(app)
+    before = (len(game.events), json.dumps(game.state, sort_keys=True))
+    resp = client.post(path, json=body)
+    assert 400 <= resp.status_code < 500, (path, body, resp.status_code, resp.get_data()[:200])
+    assert resp.get_json()["error"]
+    assert (len(game.events), json.dumps(game.state, sort_keys=True)) == before
+
+
+@pytest.mark.parametrize("raw", [b"[" * 200_000 + b"]" * 200_000, b'{"a":' * 30_000 + b"1" + b"}" * 30_000,
+                                 b"[" * 20_000, b'{"action": NaN}', b'{"action": "draw", "x": 1e999}',
+                                 b"\xff\xfe", b"", b"null", b'"draw"', b"[1, 2]"])
+def test_hostile_bodies_are_one_line_400s(game, app, raw):
+    ann = _seat(app, "Ann")
+    before = len(game.events)
+    resp = ann.post("/api/act", data=raw, content_type="application/json")
+    assert resp.status_code in (400, 413) and len(resp.get_json()["error"]) < 120
+    assert len(game.events) == before
+
+
+def test_rejected_new_game_unseats_nobody(game, app, host):
+    ann = _seat(app, "Ann")
+    resp = host.post("/api/host/game", json={"players": PLAYERS, "rules": {"deck": "clasic"}})
+    assert resp.status_code == 409  # the referee refused the typo
+    assert ann.post("/api/act", json={"action": "draw"}).status_code == 200  # Ann is still seated
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert ann.post("/api/act", json={"action": "uno"}).status_code == 403  # a new game frees the seats
+
+
+# -- sessions, seats and keys that survive a restart --------------------------------------------
+
+
+def _restart(tmp_path, old_client, **extra):
+    """The same data folder and store, a new app (a restarted companion); the phone's cookies."""
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "DATA_DIR": str(tmp_path), **extra},
+                     referee=Referee(EventStore(tmp_path / "games.db")))
+    client = app.test_client()
+    for cookie in old_client._cookies.values():
+        client.set_cookie(cookie.key, cookie.value)
+    client.environ_base.update(old_client.environ_base)
+    return app, client
+
+
+def test_secret_key_is_made_once_in_the_data_folder_with_mode_0600(tmp_path):
+    import os
+    import stat
+
+    first = create_app({"TESTING": True, "DATA_DIR": str(tmp_path)})
+    key = tmp_path / "secret_key"
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o600
+    second = create_app({"TESTING": True, "DATA_DIR": str(tmp_path)})
+    assert first.secret_key == second.secret_key == key.read_text().strip()
+
+
+def test_seats_and_host_session_survive_a_restart(tmp_path):
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "DATA_DIR": str(tmp_path)},
+                     referee=Referee(EventStore(tmp_path / "games.db")))
+    host = _phone(app)
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    assert host.post("/api/host/card", json={"type": "flip", "card": "red_5"}).status_code == 200
+    ann = _seat(app, "Ann")
+    _, host2 = _restart(tmp_path, host)
+    app2, ann2 = _restart(tmp_path, ann)
+    ann2 = app2.test_client()
+    for cookie in ann._cookies.values():
+        ann2.set_cookie(cookie.key, cookie.value)
+    ann2.environ_base.update(ann.environ_base)
+    # the same CSRF token and seat cookie still work: Ann acts without taking her seat again
+    assert ann2.post("/api/act", json={"action": "draw"}).status_code == 200
+    stranger = _phone(app2)
+    assert stranger.post("/api/seat", json={"player": "Ann"}).status_code == 409
+    assert host2.get("/api/host/log").status_code == 200  # still the host
+
+
+def test_logout_ends_the_host_session_on_the_server(app, host):
+    copied = app.test_client()
+    for cookie in host._cookies.values():
+        copied.set_cookie(cookie.key, cookie.value)
+    copied.environ_base.update(host.environ_base)
+    assert copied.get("/api/host/log").status_code == 200
+    assert host.post("/api/host/logout", json={}).status_code == 200
+    assert copied.get("/api/host/log").status_code == 403  # the copy made before logout is dead
+    assert copied.post("/api/host/undo", json={}).status_code == 403
+
+
+def test_one_time_host_link_logs_in_once(app):
+    token = app.extensions["uno"].access.new_host_link(60)
+    phone = app.test_client()
+    resp = phone.get(f"/host/link/{token}")
+    assert resp.status_code == 200 and "host" in resp.get_data(as_text=True)
+    assert phone.get("/api/host/log").status_code == 200
+    again = app.test_client()
+    assert again.get(f"/host/link/{token}").status_code == 403
+    assert again.get("/api/host/log").status_code == 403
+
+
+# -- exactly once from phones ------------------------------------------------------------------
+
+
+def test_a_retried_request_gets_its_first_answer_and_stores_nothing(game, app):
+    ann = _seat(app, "Ann")
+    first = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert first.status_code == 200
+    events, state = len(game.events), json.dumps(game.state, sort_keys=True)
+    # The reply was lost; the phone sends the same request again (the turn has not moved yet).
+    again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert again.status_code == 200 and again.get_json() == first.get_json()
+    assert again.headers["X-Replayed"] == "1"
+    assert (len(game.events), json.dumps(game.state, sort_keys=True)) == (events, state)
+    # Ann passes: the turn moves on. A late retry of the draw still gets the draw's answer.
+    assert ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "tap-0002-abcdef"}).status_code == 200
+    late = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "tap-0001-abcdef"})
+    assert late.status_code == 200 and late.get_json() == first.get_json()
+    assert [e["type"] for e in game.store.events(game.game_id)].count("draw") == 1
+
+
+def test_a_retry_after_a_restart_is_answered_from_the_store(tmp_path):
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "DATA_DIR": str(tmp_path)},
+                     referee=Referee(EventStore(tmp_path / "games.db")))
+    host = _phone(app)
+    host.post("/api/host/login", json={"pin": PIN})
+    host.post("/api/host/game", json={"players": PLAYERS})
+    host.post("/api/host/deal", json={"dealer": "Cat"})
+    first = host.post("/api/host/card", json={"type": "flip", "card": "red_5"}, headers={"X-Request-Id": "flip-red-5-x"})
+    app2, host2 = _restart(tmp_path, host)
+    referee2 = app2.extensions["uno"].referee
+    before = len(referee2.events)
+    again = host2.post("/api/host/card", json={"type": "flip", "card": "red_5"}, headers={"X-Request-Id": "flip-red-5-x"})
+    assert again.status_code == first.status_code == 200 and again.get_json() == first.get_json()
+    assert len(referee2.events) == before
+
+
+def test_a_rejected_event_retried_gets_the_same_refusal(game, app):
+    ann = _seat(app, "Ann")
+    first = ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "pass-early-01"})
+    assert first.status_code == 409
+    n = len(game.events)
+    again = ann.post("/api/act", json={"action": "pass"}, headers={"X-Request-Id": "pass-early-01"})
+    assert again.status_code == 409 and again.get_json() == first.get_json() and len(game.events) == n
+
+
+@pytest.mark.parametrize("value", ["short", "x" * 65, "no spaces allowed", "é" * 10])
+def test_a_malformed_request_id_is_400(game, app, value):
+    ann = _seat(app, "Ann")
+    n = len(game.events)
+    resp = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": value})
+    assert resp.status_code == 400 and len(game.events) == n
+
+
+def test_another_phone_cannot_use_a_request_id(game, app):
+    ann = _seat(app, "Ann")
+    assert ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": "ann-draw-0001"}).status_code == 200
+    bob = _seat(app, "Bob")
+    n = len(game.events)
+    resp = bob.post("/api/act", json={"action": "uno"}, headers={"X-Request-Id": "ann-draw-0001"})
+    assert resp.status_code == 409 and "another sender" in resp.get_json()["error"] and len(game.events) == n
+
+
+def test_the_page_script_sends_a_request_id_with_every_post(app):
+    js = app.test_client().get("/static/app.js").get_data(as_text=True)
+    assert '"X-Request-Id": id' in js and "getRandomValues" in js
+
+
+def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
+    ann = _seat(app, "Ann")
+    store = game.store
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")
+    stored = store.events(game.game_id)
+    refused = None
+    for i in range(400):  # fill the last page with rejected UNO calls, until a write fails
+        resp = ann.post("/api/act", json={"action": "uno"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
+        if resp.status_code == 503:
+            refused = resp
+            break
+        stored = store.events(game.game_id)
+    assert refused is not None and "full" in refused.get_json()["error"] and "\n" not in refused.get_json()["error"]
+    assert store.events(game.game_id) == stored == game.events  # nothing half-stored, nothing announced
+    store._db.execute("PRAGMA max_page_count=1073741823")
+    again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
+    assert again.status_code == 200 and again.headers.get("X-Replayed") is None  # it was never stored
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+                     max_leaves=12)
+_FIELDS = st.sampled_from(["action", "color", "player", "target", "players", "rules", "dealer", "event", "card",
+                           "points", "hand", "guilty", "type", "pin", "frame", "discard"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(["/api/act", "/api/seat", "/api/seat/leave", "/api/host/game", "/api/host/deal",
+                             "/api/host/correct", "/api/host/points", "/api/host/score_fix", "/api/host/verdict",
+                             "/api/host/card", "/api/host/release", "/api/host/zones"]),
+       body=st.dictionaries(_FIELDS, _JSON, max_size=4) | _JSON)
+def test_no_body_makes_a_500(game, app, host, path, body):
+    app.extensions["uno"].seats.reset()  # examples share the app: Ann's seat is free again
+    client = host if path.startswith("/api/host") else _seat(app, "Ann") if path == "/api/act" else _phone(app)
+    resp = client.post(path, data=json.dumps(body), content_type="application/json")
+    assert resp.status_code < 500, (path, body, resp.get_data()[:200])
+    assert len(resp.get_data()) < 2000
+
+
+def test_a_timed_turn_is_never_served_from_a_stale_cache(referee, host):
+    # /api/state and new streams are answered from a cached text; a turn timer's elapsed
+    # seconds grow, so a timed state is made afresh on every read.
+    from web.hub import LiveHub
+
+    host.post("/api/host/game", json={"players": PLAYERS, "rules": {"turn_seconds": 20}})
+    host.post("/api/host/deal", json={"dealer": "Cat"})
+    now = [50.0]
+    hub = LiveHub(referee, clock=lambda: now[0])
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    assert json.loads(hub.state_json())["turn_clock"] == {"seconds": 20, "elapsed": 0.0}
+    now[0] = 57.0
+    assert hub.cached_state_json() is None
+    assert json.loads(hub.state_json())["turn_clock"] == {"seconds": 20, "elapsed": 7.0}

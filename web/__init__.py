@@ -2,37 +2,49 @@
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, jsonify, request
 
+from web.access import AccessError, AccessStore, load_secret_key
 from web.hub import LiveHub
+from web.inputs import MAX_BODY, cap
 from web.security import Seats, check_csrf
 
 
 @dataclass
 class WebState:
-    """What the app keeps beside Flask: the referee, the live hub and the seat tokens."""
+    """What the app keeps beside Flask: the referee, the live hub, seats and host sessions."""
 
     referee: Any
     hub: LiveHub
-    seats: Seats = field(default_factory=Seats)
-    pin_failures: int = 0
-    pin_failed_at: float = 0.0
+    access: AccessStore = field(default_factory=AccessStore)
+    seats: Seats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.seats = Seats(self.access)
 
     def phones_connected(self) -> int:
         return self.hub.phones_connected()
 
     def seats_reset(self) -> None:
-        self.seats = Seats()
+        self.seats.reset()
 
 
 def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
-    """Defaults, then `test_config`. Without a referee one is made on an in-memory store."""
+    """Defaults, then `test_config`. Without a referee one is made on an in-memory store.
+
+    DATA_DIR (a folder) keeps the session key (`secret_key`, made once, mode 0600) and, unless
+    ACCESS_DB names another file, seats and host sessions (`access.db`): with it, a restart
+    logs nobody out. Without it (tests) both live in memory.
+    """
     app = Flask(__name__)
     app.config.from_mapping(
-        SECRET_KEY=secrets.token_hex(32),
+        SECRET_KEY=None,
         HOST_PIN=f"{secrets.randbelow(10000):04d}",
         PORT=8000,
         PUBLIC_URL=None,
@@ -40,15 +52,38 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         SNAPSHOT=None,  # callable -> latest BGR frame, for zone set-up
         ZONES_PATH=None,  # zones JSON file the watcher reads
         SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_HTTPONLY=True,
+        PERMANENT_SESSION_LIFETIME=timedelta(days=7),
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        MAX_FORM_MEMORY_SIZE=MAX_BODY,
+        DATA_DIR=None,
+        ACCESS_DB=None,
+        HOST_SESSION_S=24 * 3600.0,  # a host login lasts a day (logout ends it at once)
+        HOST_LINK_S=3600.0,  # a one-time host link printed by `run` works for an hour
+        CLOCK=None,  # wall clock for sessions and PIN back-off (tests pass their own)
     )
     if test_config:
         app.config.from_mapping({k: v for k, v in test_config.items() if v is not None or k != "HOST_PIN"})
+    data_dir = app.config.get("DATA_DIR")
+    if not app.config.get("SECRET_KEY"):
+        try:
+            app.config["SECRET_KEY"] = load_secret_key(data_dir) if data_dir else secrets.token_hex(32)
+        except AccessError as exc:  # a read-only card: the page works, logins last until a restart
+            app.logger.error("%s; sessions last until the next start", exc)
+            app.config["SECRET_KEY"] = secrets.token_hex(32)
+    access_db = app.config.get("ACCESS_DB") or (Path(data_dir) / "access.db" if data_dir else ":memory:")
+    clock = app.config["CLOCK"] or time.time
+    try:
+        access = AccessStore(access_db, clock=clock)
+    except AccessError as exc:
+        app.logger.error("%s; seats and logins are kept in memory until the next start", exc)
+        access = AccessStore(":memory:", clock=clock)
     if referee is None:
         from companion.referee import Referee
         from companion.store import EventStore
 
         referee = Referee(EventStore(":memory:"))
-    app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee))
+    app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=access)
     app.before_request(check_csrf)
 
     from web import api, pages, zones
@@ -57,8 +92,27 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(zones.bp)
 
-    @app.errorhandler(403)
-    def _forbidden(exc: Any) -> Any:
-        return jsonify(error=getattr(exc, "description", "forbidden")), 403
+    def _error(code: int, default: str) -> Any:
+        def handler(exc: Any) -> Any:
+            if code in (404, 405) and not request.path.startswith("/api/"):
+                return exc  # pages keep Werkzeug's HTML answer
+            return jsonify(error=cap(getattr(exc, "description", None) or default)), code
+        return handler
+
+    app.register_error_handler(403, _error(403, "forbidden"))
+    app.register_error_handler(404, _error(404, "no such page"))
+    app.register_error_handler(405, _error(405, "method not allowed"))
+    app.register_error_handler(413, lambda exc: (jsonify(error=f"the body is over {MAX_BODY // 1024} KB"), 413))
+    app.register_error_handler(400, _error(400, "bad request"))
+
+    from companion.store import StoreError
+
+    def _unavailable(exc: Exception) -> Any:
+        # The disk is full or read-only: nothing was stored or acknowledged; one line each way.
+        app.logger.error("%s", cap(str(exc)))
+        return jsonify(error=cap(str(exc))), 503
+
+    app.register_error_handler(StoreError, _unavailable)
+    app.register_error_handler(AccessError, _unavailable)
 
     return app

@@ -7,21 +7,26 @@ before anyone is told; phones hear of it only through the subscriber (LiveHub).
 from __future__ import annotations
 
 import json
+import logging
+import math
 import queue
 import re
-import time
-from typing import Any
+from functools import wraps
+from typing import Any, Callable
 
-from flask import Blueprint, Response, current_app, jsonify, request, session, stream_with_context
+from flask import Blueprint, Response, current_app, g, jsonify, request, session, stream_with_context
 
 from dataclasses import fields
 
 from companion.errors import CompanionError
 from companion.cards import parse_card, parse_color
+from companion.referee import RequestIdError
 from companion.rules import Rules
-from web.security import SEAT_COOKIE, host_required, pin_ok
+from web.inputs import BodyError, cap, is_scalar, parse_object, short
+from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
 
 bp = Blueprint("api", __name__)
+log = logging.getLogger("companion.web")
 
 
 class BadRequest(Exception):
@@ -33,48 +38,119 @@ def _ext() -> Any:
 
 
 def _body() -> dict:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise BadRequest("the body must be a JSON object")
-    return data
+    """The request's JSON object (at most MAX_BODY bytes: more is a 413 before it is read)."""
+    try:
+        return parse_object(request.get_data(cache=True))
+    except BodyError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 def _player(state: dict, name: object, field: str = "player") -> str:
     names = [p["name"] for p in state.get("players") or []]
     if not isinstance(name, str) or name not in names:
-        raise BadRequest(f"unknown {field} {name!r}: players are {', '.join(names) or 'none yet'}")
+        raise BadRequest(f"unknown {field} {short(name)}: players are {', '.join(names) or 'none yet'}")
     return name
 
 
 def _int(value: object, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 10**9:
         raise BadRequest(f"{field} must be a whole number")
     return value
 
 
-def _submit(event: dict, source: str) -> Any:
-    notices = _ext().referee.submit(event, source=source)
+def _card(value: object) -> str:
+    if not isinstance(value, str) or len(value) > 40:
+        raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four")
+    return parse_card(value).name
+
+
+def _color(value: object) -> str:
+    if not isinstance(value, str) or len(value) > 40:
+        raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
+    return parse_color(value)
+
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+def _request_id() -> str | None:
+    """The phone's id for this request (X-Request-Id), made once per tap and sent again with
+    every retry of it; None when the sender gave none."""
+    value = request.headers.get("X-Request-Id")
+    if value is None:
+        return None
+    if not _REQUEST_ID.fullmatch(value):
+        raise BadRequest("X-Request-Id must be 8-64 letters, digits, - or _")
+    return value
+
+
+def _reply(notices: list[dict], replayed: bool) -> Any:
     rejected = [n for n in notices if n.get("kind") == "rejected"]
     status = 409 if rejected else 200
     body: dict[str, Any] = {"ok": not rejected, "notices": notices}
     if rejected:
-        body["error"] = rejected[0].get("message", "the referee refused it")
-    return jsonify(body), status
+        body["error"] = cap(rejected[0].get("message", "the referee refused it"))
+    resp = jsonify(body)
+    if replayed:
+        resp.headers["X-Replayed"] = "1"  # the answer of the first try; nothing was stored now
+    return resp, status
+
+
+def _submit(event: dict, source: str) -> Any:
+    try:
+        notices, replayed = _ext().referee.submit_once(event, source=source, request_id=_request_id())
+    except RequestIdError as exc:
+        return jsonify(error=str(exc)), 409
+    g.replayed = replayed
+    return _reply(notices, replayed)
+
+
+def once(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Exactly once per request id: a retry of a request whose event is already stored gets
+    the first answer back before anything else is looked at (the turn may have moved on)."""
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        request_id = _request_id()
+        if request_id is not None:
+            referee = _ext().referee
+            found = referee.store.find_request(request_id)
+            if found is not None:
+                mine = found["source"] == ("host" if request.path.startswith("/api/host/") else f"phone:{my_seat()}")
+                if not mine or (found["source"] == "host" and not is_host()):
+                    return jsonify(error="this request id was used by another sender: make a new one"), 409
+                return _reply(referee.answer(found["game_id"], found["seq"]), True)
+        return view(*args, **kwargs)
+
+    return wrapper
 
 
 @bp.errorhandler(BadRequest)
 def _bad(exc: BadRequest) -> Any:
-    return jsonify(error=str(exc)), 400
+    return jsonify(error=cap(str(exc))), 400
 
 
 @bp.errorhandler(CompanionError)
 def _companion(exc: CompanionError) -> Any:
-    return jsonify(error=str(exc)), 400
+    if isinstance(exc, OSError):
+        # The store or the access file cannot be written (disk full, read-only card): nothing
+        # was stored or acknowledged. One line to the phone, one to the terminal.
+        log.error("not stored: %s", cap(str(exc)))
+        return jsonify(error=cap(str(exc))), 503
+    return jsonify(error=cap(str(exc))), 400
 
 
 @bp.get("/api/state")
 def state() -> Any:
-    return jsonify(_ext().hub.snapshot())
+    return Response(_ext().hub.state_json(), mimetype="application/json", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/api/health")
+def health() -> Any:
+    """For a watchdog or a benchmark: open pages, events of the game, whether the store writes."""
+    referee = _ext().referee
+    store = getattr(referee, "store", None)
+    return jsonify(phones=_ext().hub.phones_connected(), events=len(referee.events),
+                   store="read-only" if getattr(store, "read_only", "") else "ok")
 
 
 @bp.get("/events")
@@ -83,7 +159,7 @@ def events() -> Response:
     hub = _ext().hub
     q = hub.open()
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
-    first = json.dumps({"state": hub.snapshot()})
+    first = hub.snapshot_json()
 
     def stream() -> Any:
         try:
@@ -139,6 +215,7 @@ _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
 
 
 @bp.post("/api/act")
+@once
 def act() -> Any:
     """A seat's action. Only the phone holding the seat may act for it."""
     data = _body()
@@ -147,6 +224,9 @@ def act() -> Any:
         return jsonify(error="take a seat first"), 403
     state = _ext().referee.state
     action = data.get("action")
+    if not isinstance(action, str):
+        raise BadRequest(f"action must be a word: one of draw, pass, color, target, accept, challenge, uno, catch, "
+                         f"not {short(action)}")
     if action in _TURN_ACTIONS:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             return jsonify(error=f"not your move: the table waits for {state.get('turn') or 'nobody'}"
@@ -159,7 +239,7 @@ def act() -> Any:
     elif action == "pass":
         event = {"type": "pass"}
     elif action == "color":
-        event = {"type": "color", "color": parse_color(data.get("color"))}
+        event = {"type": "color", "color": _color(data.get("color"))}
     elif action == "target":
         target = _player(state, data.get("player"), "target")
         if target == me:
@@ -174,7 +254,7 @@ def act() -> Any:
         if data.get("target") is not None:
             event["target"] = _player(state, data.get("target"), "target")
     else:
-        raise BadRequest(f"unknown action {action!r}: one of draw, pass, color, target, accept, challenge, uno, catch")
+        raise BadRequest(f"unknown action {short(action)}: one of draw, pass, color, target, accept, challenge, uno, catch")
     return _submit(event, f"phone:{me}")
 
 
@@ -182,23 +262,46 @@ def act() -> Any:
 
 @bp.post("/api/host/login")
 def host_login() -> Any:
-    ext = _ext()
-    # A 4-digit PIN is guessable: after 5 wrong tries, logins pause for 30 seconds.
-    if ext.pin_failures >= 5 and time.monotonic() - ext.pin_failed_at < 30:
-        return jsonify(error="too many wrong PINs: wait 30 seconds"), 429
+    """The PIN, with back-off per client (address + client cookie): each wrong PIN doubles
+    that client's wait; a client that has not failed is never held up by another's guesses."""
+    access = _ext().access
+    address, client, born = client_id()
+    wait = access.wait_for(address, client, born)
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        return jsonify(error=f"too many wrong PINs from this phone: wait {seconds} s"), 429, {"Retry-After": str(seconds)}
     if not pin_ok(_body().get("pin")):
-        ext.pin_failures += 1
-        ext.pin_failed_at = time.monotonic()
+        access.failed(address, client)
+        log.warning("host: wrong PIN from %s", address)
         return jsonify(error="wrong PIN"), 403
-    ext.pin_failures = 0
-    session["host"] = True
+    access.succeeded(address, client)
+    access.end_host_session(session.get("host"))
+    session["host"] = access.new_host_session()
     return jsonify(ok=True)
 
 
 @bp.post("/api/host/logout")
 def host_logout() -> Any:
-    session.pop("host", None)
+    """Ends the host session on the server: a copy of the cookie no longer works."""
+    _ext().access.end_host_session(session.pop("host", None))
     return jsonify(ok=True)
+
+
+@bp.get("/host/link/<token>")
+def host_link(token: str) -> Any:
+    """A one-time host link (printed by `run`): this browser becomes the host, the link dies."""
+    access = _ext().access
+    if not access.use_host_link(token):
+        return Response("<!doctype html><meta charset=utf-8><title>Host</title><p>This host link was used "
+                        "already or has expired: log in with the PIN on <a href=/host>Host</a>.",
+                        status=403, mimetype="text/html")
+    csrf_token()
+    access.end_host_session(session.get("host"))
+    session["host"] = access.new_host_session()
+    # A page (not a redirect), so the next load is a same-site navigation that sends the cookie.
+    return Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/host\">"
+                    "<title>Host</title><p>You are the host now: <a href=/host>open the host page</a>.",
+                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
 # every table option of the engine, house rules included (their values are the engine's to check)
@@ -207,6 +310,7 @@ _RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 @bp.post("/api/host/game")
 @host_required
+@once
 def host_game() -> Any:
     data = _body()
     players = data.get("players")
@@ -219,42 +323,55 @@ def host_game() -> Any:
         raise BadRequest("rules must be an object")
     unknown = [k for k in rules if k not in _RULE_KEYS]
     if unknown:
-        raise BadRequest(f"unknown table option {unknown[0]!r}")
+        raise BadRequest(f"unknown table option {short(unknown[0])}")
+    odd = [k for k, v in rules.items() if not is_scalar(v) or (isinstance(v, str) and len(v) > 40)]
+    if odd:
+        raise BadRequest(f"table option {odd[0]} must be a word, a number or true/false")
     if rules:
         event["rules"] = rules
-    _ext().seats_reset()
-    return _submit(event, "host")
+    if any(len(p.strip()) > 40 for p in players):
+        raise BadRequest("a player's name is at most 40 characters")
+    # The referee checks the game first: seats are freed only once a new game has begun, so a
+    # refused game (a typo in an option) unseats nobody.
+    reply, status = _submit(event, "host")
+    if status == 200 and not g.get("replayed"):
+        _ext().seats_reset()
+    return reply, status
 
 
 @bp.post("/api/host/deal")
 @host_required
+@once
 def host_deal() -> Any:
     data = _body()
     event: dict = {"type": "deal"}
-    if data.get("dealer"):
+    if data.get("dealer") not in (None, ""):
         event["dealer"] = _player(_ext().referee.state, data["dealer"], "dealer")
     return _submit(event, "host")
 
 
 @bp.post("/api/host/undo")
 @host_required
+@once
 def host_undo() -> Any:
     return _submit({"type": "undo"}, "host")
 
 
 @bp.post("/api/host/correct")
 @host_required
+@once
 def host_correct() -> Any:
     data = _body()
     index = _int(data.get("event"), "event")
     n = len(_ext().referee.events)
     if not 0 <= index < n:
         raise BadRequest(f"event must be a log index from 0 to {n - 1}")
-    return _submit({"type": "correct", "event": index, "card": parse_card(data.get("card")).name}, "host")
+    return _submit({"type": "correct", "event": index, "card": _card(data.get("card"))}, "host")
 
 
 @bp.post("/api/host/points")
 @host_required
+@once
 def host_points() -> Any:
     data = _body()
     player = _player(_ext().referee.state, data.get("player"))
@@ -266,6 +383,7 @@ def host_points() -> Any:
 
 @bp.post("/api/host/score_fix")
 @host_required
+@once
 def host_score_fix() -> Any:
     data = _body()
     player = _player(_ext().referee.state, data.get("player"))
@@ -275,6 +393,7 @@ def host_score_fix() -> Any:
 
 @bp.post("/api/host/verdict")
 @host_required
+@once
 def host_verdict() -> Any:
     guilty = _body().get("guilty")
     if not isinstance(guilty, bool):
@@ -284,12 +403,13 @@ def host_verdict() -> Any:
 
 @bp.post("/api/host/card")
 @host_required
+@once
 def host_card() -> Any:
     """A card the camera missed: a `play` (with an optional colour) or a `flip`. Several names
     ("red_5 blue_5", or a `cards` list) are one multiple play (house rule multiple_play)."""
     data = _body()
     kind = data.get("type", "play")
-    if kind not in ("play", "flip", "take_back"):
+    if not isinstance(kind, str) or kind not in ("play", "flip", "take_back"):
         raise BadRequest("type must be play, flip or take_back")
     if kind == "take_back":
         return _submit({"type": "take_back"}, "host")
@@ -297,11 +417,13 @@ def host_card() -> Any:
     if names is None and isinstance(data.get("card"), str):
         names = [n for n in re.split(r"[\s,]+", data["card"].strip()) if n]
     if kind == "play" and isinstance(names, list) and len(names) > 1:
-        laid = [parse_card(n).name for n in names]
+        if len(names) > 10:
+            raise BadRequest(f"{len(names)} cards at once: a multiple play lays at most 10")
+        laid = [_card(n) for n in names]
         return _submit({"type": "play", "card": laid[-1], "cards": laid}, "host")
-    event: dict = {"type": kind, "card": parse_card(data.get("card")).name}
-    if data.get("color"):
-        event["color"] = parse_color(data["color"])
+    event: dict = {"type": kind, "card": _card(data.get("card"))}
+    if data.get("color") not in (None, ""):
+        event["color"] = _color(data["color"])
     return _submit(event, "host")
 
 

@@ -5,6 +5,7 @@ a `reveal` line have card names scrubbed from their message.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import re
@@ -87,38 +88,77 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
 
 
 class LiveHub:
-    """Fan-out of referee updates to every open SSE stream (one bounded queue each)."""
+    """Fan-out of referee updates to every open live stream: thread queues (Flask's own
+    /events, used by the test client) and asyncio queues (web.server, where streams cost no
+    thread). One JSON text per update, made once for all streams; the latest is cached for
+    /api/state and for each new stream's first message."""
 
     def __init__(self, referee: Any, clock: Callable[[], float] = time.monotonic) -> None:
         self.referee = referee
         self.turn_clock = TurnClock(clock)
         self._lock = threading.Lock()
         self._queues: set[queue.Queue] = set()
+        self._async: dict[asyncio.AbstractEventLoop, set[asyncio.Queue]] = {}
+        self._payload: str | None = None  # the latest public state as JSON, None: to be made
         self._unsubscribe = referee.subscribe(self._on_event) if referee is not None else None
 
     def snapshot(self) -> dict:
+        return json.loads(self.state_json())
+
+    def state_json(self) -> str:
+        """The public state as JSON text (made once per event, cached until the next)."""
+        with self._lock:
+            cached = self._payload
+        if cached is not None:
+            return cached
         ref = self.referee
         if ref is None:
-            return public_state({"waiting_for": "game", "players": []})
-        state, game_id = ref.state, getattr(ref, "game_id", None)
-        return public_state(state, ref.events, game_id, self.turn_clock.read(state, game_id))
+            return json.dumps(public_state({"waiting_for": "game", "players": []}))
+        with getattr(ref, "_lock", threading.RLock()):  # state and events of the same moment
+            state, game_id = ref.state, getattr(ref, "game_id", None)
+            clock = self.turn_clock.read(state, game_id)
+            text = json.dumps(public_state(state, ref.events, game_id, clock))
+            if clock is None:  # a turn timer's elapsed seconds grow: a timed state is made afresh
+                with self._lock:
+                    self._payload = text
+        return text
+
+    def cached_state_json(self) -> str | None:
+        """The cached public state, or None when it must be made (which waits for the referee)."""
+        with self._lock:
+            return self._payload
+
+    def snapshot_json(self) -> str:
+        """`{"state": public state}`: a stream's message."""
+        return '{"state": ' + self.state_json() + "}"
 
     def _on_event(self, state: dict, notices: list[dict]) -> None:
-        # Runs on the submitting thread after the event is stored: only enqueue.
+        # Runs on the submitting thread (holding the referee's lock) after the event is
+        # stored: make the text once, then only enqueue.
         game_id = self.referee.game_id
         clock = self.turn_clock.read(state, game_id)
-        payload = json.dumps({"state": public_state(state, self.referee.events, game_id, clock)})
+        text = json.dumps(public_state(state, self.referee.events, game_id, clock))
+        payload = '{"state": ' + text + "}"
         with self._lock:
+            self._payload = text if clock is None else None
             queues = list(self._queues)
+            loops = list(self._async)
         for q in queues:
+            _put_latest(q, payload)
+        for loop in loops:
             try:
-                q.put_nowait(payload)
-            except queue.Full:  # a stuck phone: drop its oldest, it gets the newest state
-                try:
-                    q.get_nowait()
-                    q.put_nowait(payload)
-                except (queue.Empty, queue.Full):
-                    pass
+                loop.call_soon_threadsafe(self._fan_out, loop, payload)
+            except RuntimeError:  # that loop has closed
+                with self._lock:
+                    self._async.pop(loop, None)
+
+    def _fan_out(self, loop: asyncio.AbstractEventLoop, payload: str | None) -> None:
+        # The stream's message as bytes, made once for every stream on the loop.
+        chunk = None if payload is None else f"data: {payload}\n\n".encode()
+        with self._lock:
+            queues = list(self._async.get(loop, ()))
+        for q in queues:
+            _put_latest(q, chunk)
 
     def open(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=64)
@@ -130,6 +170,41 @@ class LiveHub:
         with self._lock:
             self._queues.discard(q)
 
+    def open_async(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
+        """A queue of updates for a stream served on `loop` (call on that loop): each an SSE
+        message as bytes, None when the stream is to end."""
+        q: asyncio.Queue = asyncio.Queue(maxsize=64)
+        with self._lock:
+            self._async.setdefault(loop, set()).add(q)
+        return q
+
+    def close_async(self, q: asyncio.Queue) -> None:
+        with self._lock:
+            for queues in self._async.values():
+                queues.discard(q)
+
+    def end_async_streams(self) -> None:
+        """Tell every asyncio stream to end (the server is stopping)."""
+        with self._lock:
+            loops = list(self._async)
+        for loop in loops:
+            try:
+                loop.call_soon_threadsafe(self._fan_out, loop, None)
+            except RuntimeError:
+                pass
+
     def phones_connected(self) -> int:
         with self._lock:
-            return len(self._queues)
+            return len(self._queues) + sum(len(qs) for qs in self._async.values())
+
+
+def _put_latest(q: Any, payload: str | None) -> None:
+    """Enqueue; a stuck phone's full queue drops its oldest update (it gets the newest state)."""
+    try:
+        q.put_nowait(payload)
+    except (queue.Full, asyncio.QueueFull):
+        try:
+            q.get_nowait()
+            q.put_nowait(payload)
+        except (queue.Empty, queue.Full, asyncio.QueueEmpty, asyncio.QueueFull):
+            pass

@@ -1,13 +1,20 @@
-"""Seats bound to phones by a random token cookie, the host PIN session, and CSRF tokens."""
+"""Seats bound to phones by a random token cookie, the host session, CSRF tokens, and the
+client identity that wrong-PIN back-off counts against.
+
+Seats and host sessions are kept by `web.access.AccessStore` (on disk beside the event
+store), so they survive a restart; logging out ends the host session on the server, so a
+copied cookie is worthless after it.
+"""
 from __future__ import annotations
 
 import hmac
 import secrets
-import threading
 from functools import wraps
 from typing import Any, Callable
 
 from flask import abort, current_app, jsonify, request, session
+
+from web.access import AccessStore
 
 SEAT_COOKIE = "uno_seat"
 
@@ -15,52 +22,58 @@ SEAT_COOKIE = "uno_seat"
 class Seats:
     """token -> player, kept on the server; the phone holds only the random token."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_token: dict[str, str] = {}
+    def __init__(self, access: AccessStore | None = None) -> None:
+        self.access = access if access is not None else AccessStore(":memory:")
 
     def player_for(self, token: str | None) -> str | None:
-        with self._lock:
-            return self._by_token.get(token or "")
-
-    def holder(self, player: str) -> str | None:
-        with self._lock:
-            return next((t for t, p in self._by_token.items() if p == player), None)
+        return self.access.player_for(token)
 
     def take(self, player: str, token: str | None) -> str:
         """Bind `player` to the phone holding `token` (a new token if none); returns the token.
         Raises PermissionError if another phone holds the seat."""
-        with self._lock:
-            other = next((t for t, p in self._by_token.items() if p == player), None)
-            if other is not None and other != token:
-                raise PermissionError(f"{player}'s seat is taken by another phone: the host can free it")
-            token = token or secrets.token_urlsafe(24)
-            self._by_token = {t: p for t, p in self._by_token.items() if t != token}
-            self._by_token[token] = player
-            return token
+        return self.access.take_seat(player, token)
 
     def release(self, player: str) -> bool:
-        with self._lock:
-            before = len(self._by_token)
-            self._by_token = {t: p for t, p in self._by_token.items() if p != player}
-            return len(self._by_token) != before
+        return self.access.release_seat(player)
+
+    def reset(self) -> None:
+        self.access.reset_seats()
 
     def taken(self) -> list[str]:
-        with self._lock:
-            return sorted(self._by_token.values())
+        return self.access.taken()
+
+
+def _new_session() -> None:
+    """A phone's first page: its CSRF token and client id, in a cookie that outlives the
+    browser session (signed with the key kept in the data folder)."""
+    session.permanent = True
+    session["csrf"] = secrets.token_urlsafe(24)
+    session["cid"] = secrets.token_urlsafe(12)
+    session["born"] = current_app.extensions["uno"].access.clock()
 
 
 def csrf_token() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(24)
+    if "csrf" not in session or "cid" not in session:
+        _new_session()
     return str(session["csrf"])
+
+
+def client_id() -> tuple[str, str, float]:
+    """(address, client id, when its cookie was made): who a wrong PIN is counted against."""
+    if "cid" not in session:
+        _new_session()
+    born = session.get("born")
+    return (str(request.remote_addr or "?"), str(session["cid"]),
+            float(born) if isinstance(born, (int, float)) else current_app.extensions["uno"].access.clock())
 
 
 def check_csrf() -> None:
     """Every POST carries the session's token in the X-CSRF-Token header (or a form field)."""
     if request.method != "POST":
         return
-    sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
+    sent = request.headers.get("X-CSRF-Token") or ""
+    if not sent and request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        sent = request.form.get("csrf") or ""
     expected = session.get("csrf") or ""
     if not expected or not hmac.compare_digest(str(sent), str(expected)):
         abort(403, description="missing or wrong CSRF token: reload the page")
@@ -68,11 +81,16 @@ def check_csrf() -> None:
 
 def pin_ok(pin: object) -> bool:
     expected = str(current_app.config.get("HOST_PIN") or "")
-    return bool(expected) and isinstance(pin, str) and hmac.compare_digest(pin, expected)
+    return (bool(expected) and isinstance(pin, str) and len(pin) <= 200
+            and hmac.compare_digest(pin.strip().encode(), expected.encode()))
 
 
 def is_host() -> bool:
-    return bool(session.get("host"))
+    token = session.get("host")
+    if not token:
+        return False
+    access: AccessStore = current_app.extensions["uno"].access
+    return access.host_session_ok(token, float(current_app.config["HOST_SESSION_S"]))
 
 
 def host_required(view: Callable[..., Any]) -> Callable[..., Any]:

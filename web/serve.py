@@ -1,12 +1,11 @@
-"""Serve the phone page with waitress: one process, a thread per live phone plus spares."""
+"""Serve the phone page: web.server (uvicorn) in front of Flask, live streams on its loop."""
 from __future__ import annotations
 
 from flask import Flask
 
 
 def serve(app: Flask, host: str = "0.0.0.0", port: int = 8000, threads: int | None = None) -> None:
-    """Block serving `app`. Each open page holds one thread for its live stream, so threads
-    default to the most players (10) plus 8 for ordinary requests."""
-    from waitress import serve as waitress_serve
+    """Block serving `app`. Live streams cost no thread; `threads` serve ordinary requests."""
+    from web.server import WORKERS, Server
 
-    waitress_serve(app, host=host, port=port, threads=threads or 18, channel_timeout=300)
+    Server(app, host, port, workers=threads or WORKERS).serve_forever()

@@ -52,10 +52,12 @@ def save_zones() -> Any:
     path = current_app.config.get("ZONES_PATH")
     if not path:
         return jsonify(error="no zones file configured (run the companion with a camera)"), 409
+    from web.inputs import BodyError, cap, parse_object
+
     try:
-        zones = Zones.from_dict(request.get_json(silent=True))
-    except CompanionError as exc:
-        return jsonify(error=str(exc)), 400
+        zones = Zones.from_dict(parse_object(request.get_data(cache=True)))
+    except (BodyError, CompanionError) as exc:
+        return jsonify(error=cap(str(exc))), 400
     zones.save(path)
     saved = current_app.config.get("ZONES_SAVED")
     if callable(saved):  # the watcher picks the new zones up from the next frame

@@ -1,6 +1,6 @@
 """`uno-companion bench-web`: event-to-phone latency over SSE on loopback, and page weight.
 
-Starts the phone page on 127.0.0.1 (a free port) with waitress, connects N SSE clients
+Starts the phone page on 127.0.0.1 (a free port) with its server (web.server), connects N SSE clients
 (bounded: at most 50, for at most a minute), submits table events through the referee and
 times each until every client has it. Loopback only: nothing leaves the machine.
 """
@@ -49,13 +49,6 @@ def _client(port: int, arrivals: dict[int, list[float]], ready: threading.Event,
         conn.close()
 
 
-def _run(server: object) -> None:
-    try:
-        server.run()  # type: ignore[attr-defined]
-    except OSError:  # closing the socket ends the loop: expected at the end of the bench
-        pass
-
-
 def page_weight(port: int) -> dict[str, int]:
     """Bytes a view loads: its HTML and every local asset it names (CSS, JS, card, QR)."""
     weights = {}
@@ -75,11 +68,10 @@ def page_weight(port: int) -> dict[str, int]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
-
     from companion.referee import Referee
     from companion.store import EventStore
     from web import create_app
+    from web.server import Server
 
     if not 1 <= args.clients <= 50:
         raise CompanionError("--clients must be from 1 to 50")
@@ -88,9 +80,9 @@ def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         referee = Referee(EventStore(Path(tmp) / "bench.db"))
         app = create_app({"HOST_PIN": "0000", "SSE_HEARTBEAT_S": 0.5}, referee=referee)
-        server = create_server(app, host="127.0.0.1", port=0, threads=args.clients + 8)
-        port = int(server.effective_port)
-        threading.Thread(target=_run, args=(server,), daemon=True).start()
+        server = Server(app, "127.0.0.1", 0)
+        port = server.port
+        server.start()
         try:
             for event in ({"type": "game", "players": ["Ann", "Bob", "Cat"]},
                           {"type": "deal", "dealer": "Cat"}, {"type": "flip", "card": "red_5"}):
@@ -123,9 +115,7 @@ def main(args: argparse.Namespace) -> int:
             weights = page_weight(port)
         finally:
             stop.set()
-            server.close()
-            time.sleep(0.6)  # streams notice the closed clients at their next heartbeat
-            server.task_dispatcher.shutdown(timeout=2)
+            server.stop()
     if not latencies:
         raise CompanionError("no update reached a client")
     latencies.sort()

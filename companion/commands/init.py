@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from companion.config import commented_config, default_config_path, parse_config
+from companion.config import commented_config, default_config_path, parse_config, suggest_passphrase
 from companion.errors import CompanionError, InputFileError
 
 HELP = "write a configuration file"
@@ -28,7 +28,8 @@ def main(args: argparse.Namespace) -> int:
     path: Path = (args.path or default_config_path()).expanduser()
     if path.exists() and not args.force:
         raise ConfigExistsError(f"{path} already exists: edit it, or overwrite it with --force")
-    text = commented_config()
+    passphrase = suggest_passphrase()
+    text = commented_config(host_pin=passphrase)
     parse_config(text, name=str(path))  # what we write must read back
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -38,5 +39,6 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write the configuration: {exc.strerror or exc}") from None
     print(f"wrote {path}")
+    print(f"host passphrase: {passphrase}  (host_pin in the file: keep it, or put your own of 10+ characters)")
     print("edit players, pins and camera there, then start with: uno-companion run")
     return 0

@@ -10,7 +10,6 @@ import argparse
 import json
 import logging
 import os
-import secrets
 import signal
 import threading
 import time
@@ -196,8 +195,8 @@ def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple
     return make
 
 
-def print_join(url: str, say: Callable[[str], None]) -> None:
-    say(f"phones: open {url} (same Wi-Fi), or scan:")
+def print_join(url: str, say: Callable[[str], None], what: str = "phones: open {url} (same Wi-Fi), or scan:") -> None:
+    say(what.format(url=url))
     try:
         import io
 
@@ -234,10 +233,17 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
     say(f"game: new game {referee.game_id} for {', '.join(config.players)}")
 
 
+def access_file(db: Path) -> Path:
+    """Seats, host sessions and PIN back-off of the table whose events are in `db`: beside it."""
+    return db.with_name(db.stem + ".access.db")
+
+
 def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) -> Any:
     from web import create_app
 
-    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None}
+    db = config.db_path
+    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None,
+                      "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db))}
     if vision is not None:  # camera zone set-up on the host page
         settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
                         ZONES_SAVED=vision.reload_zones)
@@ -253,6 +259,12 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) ->
 
 def main(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = lambda line: print(line, flush=True)
+    try:  # `kill -USR1 PID` prints every thread's stack (what a stuck companion is doing)
+        import faulthandler
+
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, RuntimeError):
+        pass
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("YOLO_OFFLINE", "true")
 
@@ -288,11 +300,24 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     from companion.runner import Companion, EventPump, VisionLoop, WebServer
     from companion.store import EventStore
 
+    from companion.backup import Backups, StoreLock
+
     db = config.db_path
     db.parent.mkdir(parents=True, exist_ok=True)
+    lock = StoreLock(db)
+    if not lock.acquire():
+        raise CompanionError(f"{db} is in use by another companion: stop it, or use another --db")
     store = EventStore(db)
-    referee = Referee(store)
-    host_pin = config.host_pin or f"{secrets.randbelow(10000):04d}"
+    if store.read_only:
+        say(f"store: {store.read_only}")
+    backups = Backups(db)
+    referee = Referee(store, backups=None if store.read_only else backups)
+    from companion.config import suggest_passphrase, weak_pin
+
+    host_pin = config.host_pin or suggest_passphrase()
+    if weak_pin(host_pin):
+        say(f"host: the PIN has only {len(host_pin)} digits; wrong PINs back off, but a passphrase is safer "
+            "(`uno-companion init` suggests one)")
 
     bot = None
     if kind == "demo":
@@ -346,8 +371,14 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
             url = f"http://{lan_ip() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
             say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
+            link = host_link(web.app, url)
             if args.bench is None:
                 print_join(url, say)
+                if link:
+                    print_join(link, say, "host: open {url} once on the host's phone to log in as host "
+                                          "(one use, for an hour), or scan:")
+            elif link:
+                say(f"host: one-time host link {link}")
         say(f"events are stored in {db}; Ctrl-C stops")
         if args.bench is not None:
             bench = Bench()
@@ -365,9 +396,22 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         except ValueError:  # not the main thread (tests)
             pass
         companion.stop()
+        backups.wait(timeout=10)
         store.close()
+        lock.release()
     say(f"stopped; every event is saved in {db}")
     return 0
+
+
+def host_link(app: Any, url: str) -> str | None:
+    """A one-time link that logs its first visitor in as host (for an hour), or None."""
+    try:
+        state = app.extensions["uno"]
+        token = state.access.new_host_link(float(app.config["HOST_LINK_S"]))
+    except (AttributeError, KeyError, CompanionError) as exc:
+        log.warning("no host link: %s", exc)
+        return None
+    return f"{url.rstrip('/')}/host/link/{token}"
 
 
 def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None],

@@ -11,8 +11,23 @@ const el = (tag, text, cls) => { const e = document.createElement(tag); if (text
 
 function toast(msg) { const t = $("toast"); t.textContent = msg; t.className = "show"; clearTimeout(toast.h); toast.h = setTimeout(() => t.className = "", 4000); }
 
+// One id per tap, sent again with every retry of it: if the companion stored the event but the
+// reply was lost (Wi-Fi drop, restart), the retry gets the first answer and nothing is played twice.
+function requestId() { const b = new Uint8Array(16); crypto.getRandomValues(b); return Array.from(b, x => x.toString(16).padStart(2, "0")).join(""); }
+const sleep = (ms) => new Promise(res => setTimeout(res, ms));
+
 async function post(url, body) {
-  const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify(body || {}) });
+  const id = requestId(), payload = JSON.stringify(body || {});
+  let r = null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload });
+      break;
+    } catch (e) {  // no answer: the companion may be restarting; retry the same request
+      if (attempt >= 6) { toast("no answer from the companion: check the Wi-Fi"); return { ok: false, data: {} }; }
+      await sleep(500 * 2 ** attempt);
+    }
+  }
   let data = {}; try { data = await r.json(); } catch (e) { }
   if (!r.ok) toast(data.error || ("refused (" + r.status + ")"));
   return { ok: r.ok, data };

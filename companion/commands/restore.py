@@ -1,0 +1,67 @@
+"""`uno-companion restore`: list the rolling backups of the event store, or put one back.
+
+    uno-companion restore                 # list the backups, newest last, with their games and events
+    uno-companion restore 3               # restore backup number 3 of the list (or give its file name)
+
+The companion backs the store up after every finished hand (`backups/` beside the store, the
+newest 20 kept). Restoring refuses while a companion has the store open, and keeps the file it
+replaces as one more backup (`...-before-restore.db`), so a restore can itself be undone.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from companion.backup import backup_folder, describe, list_backups, restore
+from companion.errors import CompanionError
+from companion.store import default_db_path
+
+HELP = "list the event store's backups, or restore one"
+
+
+class UsageError(CompanionError, ValueError):
+    exit_code = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("backup", nargs="?", default=None, metavar="N|NAME",
+                        help="the backup to restore: its number in the list or its file name (none: list them)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})")
+
+
+def main(args: argparse.Namespace) -> int:
+    db = (args.db or default_db_path()).expanduser()
+    backups = list_backups(db)
+    if args.backup is None:
+        if not backups:
+            print(f"no backups of {db} yet (one is made after every finished hand, in {backup_folder(db)})")
+            return 0
+        print(f"backups of {db} (in {backup_folder(db)}), oldest first:")
+        for n, path in enumerate(backups, 1):
+            info = describe(path)
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["time"]))
+            if info.get("sound"):
+                what = f"{info['games']} games, {info['events']} events"
+            else:
+                what = f"DAMAGED ({info.get('error', 'quick_check failed')})"
+            print(f"{n:3d}  {when}  {path.name}  {what}")
+        print("restore one with: uno-companion restore N")
+        return 0
+    choice = str(args.backup)
+    if choice.isdigit():
+        if not 1 <= int(choice) <= len(backups):
+            raise UsageError(f"no backup number {choice}: there are {len(backups)} (run `uno-companion restore` to list them)")
+        path = backups[int(choice) - 1]
+    else:
+        matches = [p for p in backups if p.name == choice or p.name == choice + ".db"]
+        if not matches:
+            raise UsageError(f"no backup named {choice[:60]!r} in {backup_folder(db)}")
+        path = matches[0]
+    kept = restore(db, path)
+    info = describe(db)
+    print(f"restored {path.name} into {db}: {info['games']} games, {info['events']} events")
+    if kept is not None:
+        print(f"the store it replaced is kept as {kept.name} (restore that to undo)")
+    return 0

@@ -1,0 +1,249 @@
+"""Who may do what, kept on disk: seats, host sessions, one-time host links, wrong-PIN back-off.
+
+All of it lives in one small SQLite file beside the event store (`games.access.db` beside
+`games.db`), so a restart forgets nobody: a phone keeps its seat, the host stays logged in,
+and a PIN guesser does not get fresh tries. Tokens are kept as SHA-256 hashes, so the file
+alone lets nobody in. The Flask secret key that signs the session cookies is one file in the
+data folder (`secret_key`, mode 0600), created once (`load_secret_key`).
+
+Wrong-PIN back-off is per client: the phone's address and its client cookie together. Each
+wrong PIN doubles that client's wait (1 s, 2 s, 4 s ... an hour at most); the right PIN clears
+it. A client that has not failed is never blocked, with one exception that stops a guesser
+who throws away its cookie after each try: a client whose cookie is newer than the first
+failure of its address's current streak shares the address's wait.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from companion.errors import CompanionError
+
+MAX_WAIT_S = 3600.0  # the longest a client waits after wrong PINs
+STREAK_FORGET_S = 24 * 3600.0  # a client's or address's failures are forgotten after a quiet day
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS seats (
+    token  TEXT PRIMARY KEY,           -- sha256 of the phone's seat cookie
+    player TEXT NOT NULL UNIQUE,
+    since  REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS host_sessions (
+    token   TEXT PRIMARY KEY,          -- sha256 of the token in the host's session cookie
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS host_links (
+    token   TEXT PRIMARY KEY,          -- sha256 of a one-time host link's token
+    expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pin_failures (
+    client   TEXT PRIMARY KEY,         -- "address|client id", or "address|*" for the address
+    failures INTEGER NOT NULL,
+    first    REAL NOT NULL,            -- time of the first failure of this streak
+    last     REAL NOT NULL
+);
+"""
+
+
+class AccessError(CompanionError, OSError):
+    """The access file cannot be read or written (disk full, read-only card): one line."""
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def wait_after(failures: int) -> float:
+    """Seconds a client waits after `failures` wrong PINs in a row: 0, then 1, 2, 4 ... 3600."""
+    if failures <= 0:
+        return 0.0
+    return min(2.0 ** (failures - 1), MAX_WAIT_S)
+
+
+def load_secret_key(folder: str | Path) -> str:
+    """The session-signing key in `folder/secret_key`, created once (mode 0600) if missing."""
+    folder = Path(folder)
+    path = folder / "secret_key"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            key = path.read_text(encoding="ascii").strip()
+            if len(key) >= 32:
+                return key
+            raise AccessError(f"{path} is damaged (too short): delete it to make a new one "
+                              "(phones then log in and take their seats again)") from None
+        key = secrets.token_hex(32)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(key + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        return key
+    except (OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, AccessError):
+            raise
+        raise AccessError(f"cannot read or create the secret key {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+class AccessStore:
+    """Seats, host sessions, host links and PIN failures in SQLite (":memory:" for tests)."""
+
+    def __init__(self, path: str | Path = ":memory:", clock: Callable[[], float] = time.time) -> None:
+        self.path = str(path)
+        self.clock = clock
+        self._lock = threading.RLock()
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise AccessError(f"cannot open {self.path}: {exc}") from None
+
+    def _run(self, what: str, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise AccessError(f"could not {what} ({self.path}: {exc}); nothing was changed") from None
+
+    def _many(self, what: str, statements: list[tuple[str, tuple]]) -> None:
+        """Several writes as one committed transaction."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    for sql, params in statements:
+                        self._db.execute(sql, params)
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise AccessError(f"could not {what} ({self.path}: {exc}); nothing was changed") from None
+
+    # -- seats ---------------------------------------------------------------------------
+
+    def player_for(self, token: str | None) -> str | None:
+        if not token:
+            return None
+        rows = self._run("read the seats", "SELECT player FROM seats WHERE token = ?", (_hash(token),))
+        return rows[0][0] if rows else None
+
+    def take_seat(self, player: str, token: str | None) -> str:
+        """Bind `player` to the phone holding `token` (a new token if none); returns the token.
+        Raises PermissionError if another phone holds the seat."""
+        with self._lock:
+            rows = self._run("read the seats", "SELECT token FROM seats WHERE player = ?", (player,))
+            if rows and (token is None or rows[0][0] != _hash(token)):
+                raise PermissionError(f"{player}'s seat is taken by another phone: the host can free it")
+            token = token or secrets.token_urlsafe(24)
+            self._many("take the seat", [("DELETE FROM seats WHERE token = ?", (_hash(token),)),
+                                         ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)",
+                                          (_hash(token), player, self.clock()))])
+            return token
+
+    def release_seat(self, player: str) -> bool:
+        with self._lock:
+            had = bool(self._run("read the seats", "SELECT 1 FROM seats WHERE player = ?", (player,)))
+            self._many("free the seat", [("DELETE FROM seats WHERE player = ?", (player,))])
+            return had
+
+    def reset_seats(self) -> None:
+        self._many("free the seats", [("DELETE FROM seats", ())])
+
+    def taken(self) -> list[str]:
+        return sorted(p for (p,) in self._run("read the seats", "SELECT player FROM seats"))
+
+    # -- host sessions and links --------------------------------------------------------
+
+    def new_host_session(self) -> str:
+        token = secrets.token_urlsafe(24)
+        self._many("log the host in", [("INSERT INTO host_sessions (token, created) VALUES (?, ?)",
+                                        (_hash(token), self.clock()))])
+        return token
+
+    def host_session_ok(self, token: object, max_age: float) -> bool:
+        if not isinstance(token, str) or not token:
+            return False
+        rows = self._run("read the host sessions", "SELECT created FROM host_sessions WHERE token = ?", (_hash(token),))
+        return bool(rows) and self.clock() - float(rows[0][0]) <= max_age
+
+    def end_host_session(self, token: object) -> None:
+        if isinstance(token, str) and token:
+            self._many("log the host out", [("DELETE FROM host_sessions WHERE token = ?", (_hash(token),))])
+
+    def new_host_link(self, ttl: float) -> str:
+        """A one-time token for a host link, valid `ttl` seconds."""
+        token = secrets.token_urlsafe(18)
+        now = self.clock()
+        self._many("make a host link", [("DELETE FROM host_links WHERE expires < ?", (now,)),
+                                        ("INSERT INTO host_links (token, expires) VALUES (?, ?)",
+                                         (_hash(token), now + ttl))])
+        return token
+
+    def use_host_link(self, token: object) -> bool:
+        """Whether `token` is a live host link; it is used up either way."""
+        if not isinstance(token, str) or not token or len(token) > 100:
+            return False
+        with self._lock:
+            rows = self._run("read the host links", "SELECT expires FROM host_links WHERE token = ?", (_hash(token),))
+            if not rows:
+                return False
+            self._many("use the host link", [("DELETE FROM host_links WHERE token = ?", (_hash(token),))])
+            return self.clock() <= float(rows[0][0])
+
+    # -- wrong-PIN back-off -------------------------------------------------------------
+
+    def _failures(self, key: str) -> tuple[int, float, float] | None:
+        rows = self._run("read the PIN failures", "SELECT failures, first, last FROM pin_failures WHERE client = ?", (key,))
+        if not rows:
+            return None
+        failures, first, last = rows[0]
+        if self.clock() - float(last) > STREAK_FORGET_S:
+            return None
+        return int(failures), float(first), float(last)
+
+    def wait_for(self, address: str, client: str, born: float) -> float:
+        """Seconds the client (address + client id, its cookie made at `born`) must wait before
+        its next PIN; 0 when it may try now."""
+        now = self.clock()
+        wait = 0.0
+        own = self._failures(f"{address}|{client}")
+        if own is not None:
+            wait = max(wait, own[2] + wait_after(own[0]) - now)
+        shared = self._failures(f"{address}|*")
+        if shared is not None and born >= shared[1]:
+            # a cookie made during this address's streak: a guesser's fresh cookie, not a
+            # phone that was here before the wrong PINs began
+            wait = max(wait, shared[2] + wait_after(shared[0]) - now)
+        return max(0.0, wait)
+
+    def failed(self, address: str, client: str) -> None:
+        now = self.clock()
+        statements = []
+        for key in (f"{address}|{client}", f"{address}|*"):
+            row = self._failures(key)
+            if row is None:
+                statements.append(("INSERT OR REPLACE INTO pin_failures (client, failures, first, last) "
+                                   "VALUES (?, 1, ?, ?)", (key, now, now)))
+            else:
+                statements.append(("UPDATE pin_failures SET failures = failures + 1, last = ? WHERE client = ?",
+                                   (now, key)))
+        self._many("count the wrong PIN", statements)
+
+    def succeeded(self, address: str, client: str) -> None:
+        self._many("clear the wrong PINs", [("DELETE FROM pin_failures WHERE client = ?", (f"{address}|{client}",))])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,322 @@
+"""The phone page's server: an asyncio HTTP server (uvicorn) in front of the Flask app.
+
+Live streams (`GET /events`, Server-Sent Events) are served here on the event loop: an open
+page costs a queue and a few kilobytes, never a thread, so hundreds of open pages cannot starve
+the page. Everything else goes to Flask on a small pool of threads, after the body has been
+read here with a hard limit (MAX_BODY: a larger body is answered 413 before Flask sees it).
+
+A closed stream is noticed as soon as its connection drops (the loop waits on the client's
+disconnect and on the next update together), not at the next heartbeat. Each client address
+may hold at most STREAMS_PER_CLIENT streams (a page reloaded in a loop, or a script, cannot
+hold them all) and the server MAX_STREAMS together; one more is answered 429 / 503.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import socket
+import sys
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from web.inputs import MAX_BODY
+
+log = logging.getLogger("companion.web")
+
+STREAMS_PER_CLIENT = 20  # open pages per client address (ten phones with two tabs each: ten addresses)
+MAX_STREAMS = 1000  # open pages in all
+WORKERS = 8  # threads for ordinary requests (Flask)
+
+
+def _json_reply(status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> tuple[int, list, bytes]:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    return status, headers + (extra or []), body
+
+
+class TableServer:
+    """The ASGI application: SSE on the loop, the rest to Flask in threads."""
+
+    def __init__(self, app: Any, *, workers: int = WORKERS, per_client: int = STREAMS_PER_CLIENT,
+                 max_streams: int = MAX_STREAMS, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        state = getattr(app, "extensions", {}).get("uno")
+        self.hub = getattr(state, "hub", None)
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="web")
+        self.per_client = per_client
+        self.max_streams = max_streams
+        self.max_body = max_body
+        self.streams: Counter[str] = Counter()
+        self.closing = False
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        if self.hub is not None and scope["path"] == "/events" and scope["method"] == "GET":
+            await self._events(scope, receive, send)
+        elif self.hub is not None and scope["path"] == "/api/state" and scope["method"] == "GET":
+            # The public state, as cached by the hub at the last event: answered on the loop
+            # (no thread, no session), so it stays quick however busy the page is.
+            body = (await self._state_json()).encode()
+            await self._send(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+                                         (b"content-length", str(len(body)).encode())], body)
+        else:
+            await self._wsgi(scope, receive, send)
+
+    # -- live streams ------------------------------------------------------------------------
+
+    async def _events(self, scope: dict, receive: Callable, send: Callable) -> None:
+        client = (scope.get("client") or ("?", 0))[0]
+        if self.streams[client] >= self.per_client:
+            await self._send(send, *_json_reply(429, f"too many open pages from {client} "
+                                                     f"(at most {self.per_client}): close some tabs"))
+            return
+        if sum(self.streams.values()) >= self.max_streams or self.closing:
+            await self._send(send, *_json_reply(503, "the companion has too many open pages", [(b"retry-after", b"5")]))
+            return
+        heartbeat = float(self.app.config.get("SSE_HEARTBEAT_S", 15.0))
+        queue = self.hub.open_async(asyncio.get_running_loop())
+        self.streams[client] += 1
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
+                (b"x-accel-buffering", b"no")]})
+            first = '{"state": ' + await self._state_json() + "}"
+            await send({"type": "http.response.body", "body": f"retry: 1000\n\ndata: {first}\n\n".encode(),
+                        "more_body": True})
+            while True:
+                update = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({update, gone}, timeout=heartbeat, return_when=asyncio.FIRST_COMPLETED)
+                if gone in done:
+                    update.cancel()
+                    break
+                if update in done:
+                    chunk = update.result()
+                    if chunk is None:  # the server is stopping
+                        break
+                else:
+                    update.cancel()
+                    chunk = b": heartbeat\n\n"
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except (OSError, RuntimeError, asyncio.CancelledError):
+            pass  # the phone went away mid-send
+        finally:
+            gone.cancel()
+            self.hub.close_async(queue)
+            self.streams[client] -= 1
+            if self.streams[client] <= 0:
+                del self.streams[client]
+
+    async def _state_json(self) -> str:
+        """The hub's cached state; when there is none yet, made on a thread (it waits for the
+        referee, which may be writing to the card), never on the loop."""
+        cached = self.hub.cached_state_json()
+        if cached is not None:
+            return cached
+        return await asyncio.get_running_loop().run_in_executor(self.pool, self.hub.state_json)
+
+    def stop_streams(self) -> None:
+        self.closing = True
+        if self.hub is not None:
+            self.hub.end_async_streams()
+
+    # -- everything else: Flask in a thread -------------------------------------------------
+
+    async def _wsgi(self, scope: dict, receive: Callable, send: Callable) -> None:
+        headers = scope.get("headers") or []
+        declared = next((v for k, v in headers if k == b"content-length"), None)
+        too_big = _json_reply(413, f"the body is over {self.max_body // 1024} KB", [(b"connection", b"close")])
+        if declared is not None:
+            try:
+                if int(declared) > self.max_body:
+                    await self._send(send, *too_big)
+                    return
+            except ValueError:
+                await self._send(send, *_json_reply(400, "bad Content-Length", [(b"connection", b"close")]))
+                return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                await self._send(send, *too_big)
+                return
+            if not message.get("more_body"):
+                break
+        environ = _environ(scope, bytes(body))
+        loop = asyncio.get_running_loop()
+        try:
+            status, out_headers, chunks = await loop.run_in_executor(self.pool, self._call, environ)
+        except Exception:  # a bug in the app: the server stays up
+            log.exception("web: %s %s failed", scope.get("method"), scope.get("path"))
+            status, out_headers, chunks = _json_reply(500, "internal error")
+            chunks = [chunks]
+        try:
+            await send({"type": "http.response.start", "status": status, "headers": out_headers})
+            await send({"type": "http.response.body", "body": b"".join(chunks)})
+        except (OSError, RuntimeError):
+            pass
+
+    def _call(self, environ: dict) -> tuple[int, list, list[bytes]]:
+        response: dict[str, Any] = {}
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable:
+            response["status"] = int(status.split(" ", 1)[0])
+            response["headers"] = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+            return lambda data: chunks.append(data)
+
+        chunks: list[bytes] = []
+        result = self.app(environ, start_response)
+        try:
+            for chunk in result:
+                if chunk:
+                    chunks.append(chunk)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return response["status"], response["headers"], chunks
+
+    @staticmethod
+    async def _send(send: Callable, status: int, headers: list, body: bytes) -> None:
+        try:
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+        except (OSError, RuntimeError):
+            pass
+
+
+async def _disconnected(receive: Callable) -> None:
+    """Returns when the client has gone (the request body, if any, is read and dropped)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def _environ(scope: dict, body: bytes) -> dict:
+    server = scope.get("server") or ("localhost", 80)
+    client = scope.get("client") or ("", 0)
+    path = scope.get("path", "/")
+    environ = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": (scope.get("query_string") or b"").decode("latin-1"),
+        "SERVER_NAME": str(server[0]),
+        "SERVER_PORT": str(server[1]),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "REMOTE_ADDR": str(client[0]),
+        "REMOTE_PORT": str(client[1]),
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    for raw_name, raw_value in scope.get("headers") or []:
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        value = raw_value.decode("latin-1")
+        if name == "CONTENT_LENGTH":
+            continue
+        if name == "CONTENT_TYPE":
+            environ["CONTENT_TYPE"] = value
+            continue
+        key = f"HTTP_{name}"
+        if key in environ:
+            value = environ[key] + ("; " if name == "COOKIE" else ",") + value
+        environ[key] = value
+    return environ
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (raises OSError when the port is taken)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class Server:
+    """uvicorn on a socket we bound, in a thread of its own: start(), port, stop()."""
+
+    def __init__(self, app: Any, host: str = "0.0.0.0", port: int = 8000, **options: Any) -> None:
+        self.asgi = TableServer(app, **options)
+        self.host = host
+        self.sock = bind(host, port)
+        self.port = int(self.sock.getsockname()[1])
+        self._server: Any = None
+        self.thread: threading.Thread | None = None
+        self._started = threading.Event()
+
+    def start(self) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(self.asgi, log_config=None, log_level="warning", access_log=False,
+                                proxy_headers=False, server_header=False, lifespan="off", http="h11",
+                                ws="none", loop="asyncio", timeout_keep_alive=5, timeout_graceful_shutdown=2)
+        self._server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self._run, name="web", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._server.run(sockets=[self.sock])
+        except Exception:
+            log.exception("the phone page stopped")
+
+    @property
+    def started(self) -> bool:
+        return bool(self._server is not None and self._server.started)
+
+    def serve_forever(self) -> None:
+        self.start()
+        assert self.thread is not None
+        try:
+            while self.thread.is_alive():
+                self.thread.join(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.asgi.stop_streams()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(timeout)
+        self.asgi.pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.sock.close()
+        except OSError:
+            pass
