@@ -50,14 +50,21 @@ def _phone(browser, url):
     return page
 
 
-def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
-    url, referee = server
+def _host(browser, url):
+    """The host page on a phone, logged in with the PIN."""
     pw, b = browser
     host = b.new_context(**pw.devices["Pixel 5"]).new_page()
     host.goto(url + "/host")
     host.fill("#pin", PIN)
     host.click("#login button")
     host.wait_for_selector("#newgame")
+    return host
+
+
+def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
+    url, referee = server
+    pw, b = browser
+    host = _host(browser, url)
     host.fill("#players", "Ann, Bob, Cat")
     host.fill("input[name=hand_size]", "3")
     host.click("#newgame button")
@@ -151,11 +158,7 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
 def test_host_sets_house_rules_and_phones_see_teams_and_the_turn_timer(server, browser):
     url, referee = server
     pw, b = browser
-    host = b.new_context(**pw.devices["Pixel 5"]).new_page()
-    host.goto(url + "/host")
-    host.fill("#pin", PIN)
-    host.click("#login button")
-    host.wait_for_selector("#newgame")
+    host = _host(browser, url)
     host.fill("#players", "Ann, Bob, Cat, Dan")
     host.select_option("select[name=stacking]", "cross")
     host.select_option("select[name=deflect]", "reverse")
