@@ -112,7 +112,7 @@ class Watcher:
         self.frames = 0
         self._shape: tuple[int, int] | None = None
         self._scale = 1.0
-        self._prev: np.ndarray | None = None
+        self._prev: tuple[np.ndarray, np.ndarray] | None = None  # last frame: grey, colour
         self._bg: np.ndarray | None = None
         self._zones: dict[str, _ZoneState] = {}
         self._started = False
@@ -171,13 +171,21 @@ class Watcher:
             self._setup(frame)
         self.frames += 1
         gray, feat, colour = self._prepare(frame)
-        prev, self._prev = self._prev, gray
-        if prev is None or prev.shape != gray.shape:
+        # What counts as background is judged on colour, each channel on its own: an arm can be
+        # as bright as the table under it (a brown arm over blue-green felt is the same grey),
+        # and an arm that never "moved" in grey soon passed for background, so a hand resting
+        # on a card went unseen and the card was read under it. Whether a zone is still stays a
+        # question of grey: a one-pixel camera shake lights up every coloured edge in colour
+        # (a red card on brown felt is the same grey too), and the arm is found anyway.
+        now = self._small.astype(np.float32)
+        prev, self._prev = self._prev, (gray, now)
+        if prev is None or prev[0].shape != gray.shape:
             return []
-        moving = np.abs(gray - prev) > self.motion_level
+        moving = np.abs(gray - prev[0]) > self.motion_level
+        changing = np.abs(now - prev[1]).max(axis=2) > self.motion_level
         if self._age_t is None:
             self._age_t = np.full(gray.shape, t, np.float32)
-        self._age_t[moving] = t  # time each pixel last moved
+        self._age_t[changing] = t  # time each pixel last changed
         events: list[dict] = []
         for zone in self._zones.values():
             # motion in the rim is mostly the shadow of an arm going away: watch the core
@@ -233,19 +241,23 @@ class Watcher:
         diff = cv2.dilate(diff, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
         h, w = diff.shape
-        # An arm is big outside the zones too; thin leftovers of lighting drift or of an arm's
-        # shadow that happen to touch the edge are not, and must not hold a zone up.
+        # An arm reaching into a zone is big outside that zone too; thin leftovers of lighting
+        # drift or of an arm's shadow that happen to touch the edge are not, and must not hold
+        # a zone up. Outside *that* zone, not outside every zone: an arm reaching the pile
+        # across the reveal area lies mostly in the reveal area (the default zones leave it
+        # 13 work pixels of its length in no zone, under min_arm for an arm 15 pixels wide).
         min_arm = self.min_arm_share * h * w
-        outside = np.bincount(labels[self._outside], minlength=n)
         edge = [
             i for i in range(1, n)
-            if (stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w or stats[i, 1] + stats[i, 3] >= h)
-            and outside[i] >= min_arm
+            if stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w or stats[i, 1] + stats[i, 3] >= h
         ]
         out = {}
         arms: set[int] = set()
         for zone in self._zones.values():
             reaching = set(np.unique(labels[zone.mask]).tolist()) & set(edge) if edge else set()
+            if reaching:
+                beyond = np.bincount(labels[~zone.mask], minlength=n)
+                reaching = {i for i in reaching if beyond[i] >= min_arm}
             out[zone.name] = bool(reaching)
             arms |= reaching
         arm = np.isin(labels, sorted(arms)) if arms else np.zeros(diff.shape, bool)
