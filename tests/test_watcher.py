@@ -172,6 +172,27 @@ def test_watcher_a_card_moved_from_the_edge_of_the_pile_is_one_card():
     assert [e["type"] for e in scene.events] == ["lay"]
 
 
+def test_watcher_a_top_card_boxed_10_px_off_after_the_pile_beneath_moved_is_not_laid_again():
+    # The card beneath the top card is pushed straight; the top card stays, and the
+    # recognizer, looking again, boxes it 10 px off (a real recognizer's box wanders that much
+    # between two looks at one card). The same card where it lay: no second lay.
+    scene = Scene()
+    scene.show([])
+    scene.show([("blue_2", 365, 190, 0)])
+    assert [e["card"] for e in scene.show([("blue_2", 365, 190, 0), ("red_5", 325, 180, 15)])] == ["red_5"]
+    read = scene.detector.script
+
+    def wandering(frame):  # the card beneath, mostly covered, is found far less surely
+        return [Detection(d.card, d.confidence, (d.box[0] + 10, d.box[1], d.box[2] + 10, d.box[3]))
+                if d.card == "red_5" else Detection(d.card, 0.5, d.box) for d in read(frame)]
+
+    scene.detector.script = wandering
+    calls = scene.detector.calls
+    assert scene.show([("blue_2", 385, 200, 10), ("red_5", 325, 180, 15)]) == []
+    assert scene.detector.calls > calls  # it was looked at again: the pile changed
+    assert [e["type"] for e in scene.events] == ["lay", "lay"]
+
+
 def test_watcher_a_second_card_of_the_same_name_beside_the_first_is_a_lay():
     # The first card still lies where it was: this one is another card.
     scene = Scene()

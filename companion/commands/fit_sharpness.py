@@ -17,7 +17,7 @@ HELP = "fit the referee's reading sharpness on rendered cards under camera shift
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--per-card", type=int, default=10, help="pictures of each card name (default 10)")
+    parser.add_argument("--per-card", type=int, default=30, help="pictures of each card name (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pictures (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
 
@@ -39,6 +39,8 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
+        iou = result["box_iou"]
         print(f"{result['pictures']} rendered piles, card found in {result['found']}, read right {result['right']}: "
               f"sharpness {result['sharpness']}")
+        print(f"box IoU with the true box: p1 {iou['p1']}, p5 {iou['p5']}, median {iou['p50']}")
     return 0
