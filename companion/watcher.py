@@ -59,6 +59,7 @@ class _PileCard:
     name: str
     before: np.ndarray | None  # features of the zone before this card was laid
     box: tuple[float, float, float, float] | None = None  # where the detector saw it
+    mark: np.ndarray | None = None  # bool: the pixels its coming changed (where it shows)
 
 
 @dataclass
@@ -440,7 +441,7 @@ class Watcher:
                 return []
         below = zone.pile[-2] if len(zone.pile) > 1 else None
         if (top is not None and below is not None and best.card == below.name != top.name
-                and self._same_place(best.box, below.box)):
+                and self._same_place(best.box, below.box) and not self._still_there(zone, top, best, feat)):
             # the card beneath, where it lay: the top card was taken back, though the picture
             # is not quite the one from before it came (light, a shadow, a nudge meanwhile)
             return self._take_back(zone, feat, t)
@@ -464,6 +465,19 @@ class Watcher:
         still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
         return gone < still
 
+    def _still_there(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card still shows beyond `best`'s box: most of what its coming
+        changed there is as in the last settled picture. Then `best`, though named and placed
+        as the card beneath it, is a new card of that name laid where that one lay, not the
+        card beneath uncovered. With no such place to look at, it is not."""
+        if top.mark is None:
+            return False
+        beyond = top.mark & ~self._box_mask(best.box)
+        if int(beyond.sum()) < 4:  # under a 2x2 patch of work pixels: noise, not a place
+            return False
+        changed = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & beyond).sum())
+        return 2 * changed < int(beyond.sum())
+
     def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
         zone.pile.pop()
         zone.ref = feat
@@ -473,7 +487,8 @@ class Watcher:
     def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
         """The card `best` names came to rest on the pile: a `lay`, with its readings. Whether
         it is a flip or a play, and which reading, is the referee's call."""
-        zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box)))
+        mark = (np.abs(feat - zone.ref).max(axis=2) > 1.0) & zone.mask
+        zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box), mark))
         zone.ref = feat
         zone.attempts = 0
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
