@@ -174,6 +174,9 @@ class ReaderRecipe:
     batch: int = 64
     device: str = "cpu"
     workers: int = 2
+    # The share of scenes cut under a random camera and light (cardcrops.lit_scene), since
+    # reader stage 14: stage 13 misread symbols under a 2700 K bulb and crushed shadows.
+    light: float = 0.5
 
 
 def generate_reader(recipe: ReaderRecipe) -> Path:
@@ -189,10 +192,12 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
         if recipe.composites and composites is None:
             print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
         bar = TQDM(desc="crops", unit="img")
-        write_crop_dataset(out, scenes.parent, composites, recipe.seed, progress=lambda n: bar.update(1))
+        write_crop_dataset(out, scenes.parent, composites, recipe.seed, progress=lambda n: bar.update(1),
+                           light=recipe.light)
         bar.close()
 
-    _once(out, f"{recipe.images}-{recipe.val_images}-{recipe.seed}-{int(recipe.composites is not None)}", write)
+    _once(out, f"{recipe.images}-{recipe.val_images}-{recipe.seed}-{int(recipe.composites is not None)}"
+               f"{f'-light{recipe.light}' if recipe.light else ''}", write)
     return out
 
 
