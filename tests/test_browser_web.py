@@ -145,7 +145,15 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
         host.fill("#pts", str(pts))
         host.click("#pointsform button")
     expect(ann.locator("#notices")).to_contain_text("Ann")
-    assert next(p["score"] for p in referee.state["players"] if p["name"] == "Ann") == 42
+
+    def ann_score() -> int:
+        return next(p["score"] for p in referee.state["players"] if p["name"] == "Ann")
+
+    # The notice may already name Ann (her UNO call): wait for the host's last entry itself.
+    deadline = time.monotonic() + 10
+    while ann_score() != 42 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ann_score() == 42
     standings = b.new_context(viewport={"width": 412, "height": 900}).new_page()
     standings.goto(url + "/standings")
     expect(standings.locator("#totals tr")).to_have_count(3)
