@@ -39,7 +39,7 @@ class CardReader:
     Each crop is read as it is and turned half a turn (`turns`, in quarter turns), and the
     reads are averaged: the reader learned that a turned card is the same card, and two
     views outvote one view's slip (measured on the real photos: 2.8x fewer misreads on the
-    classic set, a sixth fewer on the webcam set; see models/README.md)."""
+    classic set, a sixth fewer on the webcam set; see models/HISTORY.md)."""
 
     def __init__(self, weights: str | Path, turns: Sequence[int] = (0, 2), classes: Sequence[str] = SYMBOL_CLASSES,
                  size: int = READER_SIZE, what: str = "card reader") -> None:
