@@ -4,7 +4,8 @@ The detector finds where cards are; the reader looks at each found box (grown a 
 stretched to a square, exactly as in training, see `cardcrops.crop_square`) and says which
 symbol it shows, or "none". A small classifier on a big, centred card generalises to real
 photos far better than the detector's own 57-way class guess, and its classes (symbols, not
-colours) pool every colour's examples. The colour is read from the pixels (colour.py).
+colours) pool every colour's examples. The colour comes from the colour reader (colour.py),
+which loads through this same class.
 """
 from __future__ import annotations
 
