@@ -19,7 +19,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from dataclasses import fields
 
 from companion.errors import CompanionError
-from companion.cards import parse_card, parse_color, points
+from companion.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee import RequestIdError
 from companion.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
@@ -66,6 +66,10 @@ def _card(value: object) -> str:
 
 def _color(value: object) -> str:
     if not isinstance(value, str) or len(value) > 40:
+        raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
+    # UNO Flip's dark colours exist only in a flip game; elsewhere they are unknown words
+    flip = (_ext().referee.state.get("rules") or {}).get("deck") == "flip"
+    if not flip and value in DARK_COLORS:
         raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
     return parse_color(value)
 
