@@ -19,7 +19,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from dataclasses import fields
 
 from companion.errors import CompanionError
-from companion.cards import parse_card, parse_color
+from companion.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee import RequestIdError
 from companion.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
@@ -66,6 +66,10 @@ def _card(value: object) -> str:
 
 def _color(value: object) -> str:
     if not isinstance(value, str) or len(value) > 40:
+        raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
+    # UNO Flip's dark colours exist only in a flip game; elsewhere they are unknown words
+    flip = (_ext().referee.state.get("rules") or {}).get("deck") == "flip"
+    if not flip and value in DARK_COLORS:
         raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
     return parse_color(value)
 
@@ -231,11 +235,18 @@ def act() -> Any:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             return jsonify(error=f"not your move: the table waits for {state.get('turn') or 'nobody'}"
                                  f" ({state.get('waiting_for')})"), 403
-    if action in ("draw", "accept"):
+    if action in ("draw", "accept") and data.get("count") is not None:
+        # "I drew N": a draw until a colour (Wild Draw Colour, Dementor) or draw_until_playable,
+        # counted by the player because the referee cannot see the pile
+        count = _int(data.get("count"), "count")
+        if not 1 <= count <= 200:
+            raise BadRequest("count must be a whole number of cards, 1-200")
+        event: dict = {"type": "draw", "count": count}
+    elif action in ("draw", "accept"):
         # With cards pending (a wild draw four accepted, or a stack not answered) the
         # victim's draw takes them all: the engine reads a draw of that count so.
         pending = int(state.get("pending_draw") or 0)
-        event: dict = {"type": "draw", "count": pending} if pending else {"type": "draw"}
+        event = {"type": "draw", "count": pending} if pending else {"type": "draw"}
     elif action == "pass":
         event = {"type": "pass"}
     elif action == "color":
@@ -450,3 +461,98 @@ def host_log() -> Any:
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}
         lines.append({"event": i, "line": line})
     return jsonify(lines=lines)
+
+
+# -- revealed hands typed by the host, league night --------------------------------------------
+
+@bp.post("/api/host/reveal")
+@host_required
+@once
+def host_reveal() -> Any:
+    """A revealed hand typed by the host: `cards` (a list, or names separated by spaces or
+    commas). At scoring the points are computed from the cards; during a challenge the
+    verdict is judged from them. Every name is checked before anything is sent."""
+    data = _body()
+    state = _ext().referee.state
+    names = data.get("cards")
+    if isinstance(names, str):
+        names = [n for n in re.split(r"[\s,]+", names.strip()) if n]
+    if not isinstance(names, list) or len(names) > 120:
+        raise BadRequest("cards must be a list of card names (at most 120)")
+    cards = [_card(n) for n in names]
+    event: dict = {"type": "reveal", "cards": cards}
+    if data.get("player") is not None:
+        event["player"] = _player(state, data.get("player"))
+    reply, status = _submit(event, "host")
+    if status == 200:
+        body = reply.get_json()
+        deck = (state.get("rules") or {}).get("deck", "classic")
+        body["points"] = sum(points(c, deck) for c in cards)
+        reply.set_data(json.dumps(body))
+    return reply, status
+
+
+def _store() -> Any:
+    return _ext().referee.store
+
+
+@bp.get("/api/leagues")
+def leagues() -> Any:
+    return jsonify(leagues=_store().leagues())
+
+
+@bp.get("/api/league/<league_id>")
+def league(league_id: str) -> Any:
+    """A league's standings: the table (victory points, games won, game points), each finished
+    game's placings and points, and `series` (victory points after each game, for a chart).
+    `newest` names the newest league."""
+    from companion.league import league_standings
+
+    store = _store()
+    if league_id == "newest":
+        known = store.leagues()
+        if not known:
+            return jsonify(error="no league yet: the host opens one"), 404
+        league_id = known[-1]["id"]
+    if len(league_id) > 64 or store.league(league_id) is None:
+        return jsonify(error=f"no league {short(league_id)}"), 404
+    return jsonify(league_standings(store, league_id))
+
+
+@bp.post("/api/host/league")
+@host_required
+def host_league() -> Any:
+    """Open a league ({"name", "victory_points"?}): games started from now on join it."""
+    from companion.league import parse_victory_points
+
+    data = _body()
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
+        raise BadRequest("name must be 1-80 characters")
+    vp = parse_victory_points(data.get("victory_points"))
+    league_id = _store().new_league(name.strip(), vp)
+    return jsonify(ok=True, id=league_id, victory_points=vp)
+
+
+@bp.post("/api/host/league/<league_id>/games")
+@host_required
+def host_league_add(league_id: str) -> Any:
+    """Add a stored game ({"game": id}) to a league."""
+    game_id = _body().get("game")
+    if not isinstance(game_id, str) or len(game_id) > 64:
+        raise BadRequest("game must be a stored game's id")
+    store = _store()
+    if store.league(league_id) is None or not store.has_game(game_id):
+        return jsonify(error=f"no league {short(league_id)} or no game {short(game_id)}"), 404
+    store.add_to_league(league_id, game_id)
+    return jsonify(ok=True)
+
+
+@bp.post("/api/host/league/<league_id>/close")
+@host_required
+def host_league_close(league_id: str) -> Any:
+    store = _store()
+    if store.league(league_id) is None:
+        return jsonify(error=f"no league {short(league_id)}"), 404
+    store.close_league(league_id)
+    return jsonify(ok=True)
