@@ -768,3 +768,13 @@ def test_vision_loop_retries_a_video_file_that_vanished_like_a_camera(tmp_path: 
     assert "camera: LOST since" in seen[0] and "does not exist" in seen[0]
     assert loop.stats.frames == 8  # played, vanished (retried twice), played again in full
     assert [e["card"] for e, _ in referee.events] == ["red_3", "red_3"]
+
+
+def test_a_camera_that_cannot_be_opened_is_one_line_with_the_retry_time(tmp_path: Any) -> None:
+    run = RunProcess(tmp_path, "--camera", "7", "--players", "Ann,Bob", "--bench", "3")
+    assert run.proc.wait(timeout=120) == 0
+    run._reader.join(timeout=10)
+    lost = [line for line in run.lines if "camera 7 lost" in line]
+    assert len(lost) == 1 and "retrying in 0.5 s" in lost[0]
+    # nothing of OpenCV's own multi-line log reaches the terminal
+    assert not [line for line in run.lines if "VIDEOIO" in line or "OpenCV(" in line or line.startswith(">")]

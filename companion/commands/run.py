@@ -269,6 +269,10 @@ def main(args: argparse.Namespace) -> int:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("YOLO_OFFLINE", "true")
+    # OpenCV's own log (multi-line dumps when a camera cannot be opened) stays quiet: the
+    # camera's state is said in one line by the companion (set before cv2 is first imported).
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
 
     config = load_config(args.config)
     players = [p for p in args.players.split(",")] if args.players is not None else None
