@@ -11,44 +11,30 @@ from urllib.parse import urlparse
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
+from browser_support import MARKS, chromium, served  # noqa: E402
 from companion.cards import CARD_NAMES  # noqa: E402
-from companion.referee import Referee  # noqa: E402
-from companion.store import EventStore  # noqa: E402
-from web import create_app  # noqa: E402
 from web.i18n import LANGS, t  # noqa: E402
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parent.parent / "web" / "screenshots"
 PIN = "2468"
 PHONE = {"width": 412, "height": 915}
 TV = {"width": 1280, "height": 720}
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed")]
+pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from web.server import Server
-
-    referee = Referee(EventStore(tmp_path_factory.mktemp("page") / "games.db"))
-    app = create_app({"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0, "TABLE_MODE": "none",
-                      "PUBLIC_URL": "http://192.168.1.20:8000/"}, referee=referee)
-    srv = Server(app, "127.0.0.1", 0)
-    srv.start()
-    yield f"http://127.0.0.1:{srv.port}", referee
-    srv.stop()
+    config = {"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0, "TABLE_MODE": "none", "PUBLIC_URL": "http://192.168.1.20:8000/"}
+    with served(tmp_path_factory.mktemp("page"), config) as url_and_referee:
+        yield url_and_referee
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    with chromium() as (_, b):
         yield b
-        b.close()
 
 
 def _page(browser, url, path="/", lang="en", size=PHONE):

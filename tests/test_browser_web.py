@@ -2,43 +2,28 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
-from companion.referee import Referee  # noqa: E402
-from companion.store import EventStore  # noqa: E402
-from web import create_app  # noqa: E402
+from browser_support import MARKS, chromium, served  # noqa: E402
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "2468"
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed")]
+pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from web.server import Server
-
-    referee = Referee(EventStore(tmp_path_factory.mktemp("web") / "games.db"))
-    app = create_app({"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0}, referee=referee)
-    srv = Server(app, "127.0.0.1", 0)
-    srv.start()
-    yield f"http://127.0.0.1:{srv.port}", referee
-    srv.stop()
+    with served(tmp_path_factory.mktemp("web"), {"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0}) as url_and_referee:
+        yield url_and_referee
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield pw, b
-        b.close()
+    with chromium() as pw_and_browser:
+        yield pw_and_browser
 
 
 def _phone(browser, url):

@@ -11,6 +11,15 @@ from companion.engine import replay
 from companion.simulate import simulate_games
 
 
+
+def _six_hands(sim, table) -> None:
+    """Six hands of a simulated table, a new game whenever one ends."""
+    sim.new_game()
+    for k in range(6):
+        if table.waiting_for == "game_over":
+            sim.new_game()
+        sim.hand(k == 0 or table.state["hand"] == 0)
+
 def test_simulate_is_deterministic_for_a_seed():
     a = list(simulate_games(4, 3, 7))
     b = list(simulate_games(4, 3, 7))
@@ -134,11 +143,7 @@ def test_simulate_real_cards_match_what_the_engine_tracks(players, rules, mistak
         return real_push(ev)
 
     table.push = push
-    sim.new_game()
-    for k in range(6):
-        if table.waiting_for == "game_over":
-            sim.new_game()
-        sim.hand(k == 0 or table.state["hand"] == 0)
+    _six_hands(sim, table)
     assert checked > 20
 
 
@@ -306,11 +311,7 @@ def test_simulate_flip_real_cards_match_what_the_engine_tracks(mistakes):
         return real_push(ev)
 
     table.push = push
-    sim.new_game()
-    for k in range(6):
-        if table.waiting_for == "game_over":
-            sim.new_game()
-        sim.hand(k == 0 or table.state["hand"] == 0)
+    _six_hands(sim, table)
     assert checked > 20
 
 
