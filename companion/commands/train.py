@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour reader's scenes")
     parser.add_argument("--light", type=float, default=None,
                         help="reader only: the share of scenes cut under a random camera and light "
-                             "(default 0.5; 0 as readers up to stage 13 were trained)")
+                             "(default 0, as the shipped reader was trained)")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
 
