@@ -285,7 +285,7 @@ def act() -> Any:
         # counted by the player because the referee cannot see the pile
         count = _int(data.get("count"), "count")
         if not 1 <= count <= 200:
-            raise BadRequest("count must be a whole number of cards, 1-200")
+            raise BadRequest("count must be a whole number of cards, 1-200", "err.bad_count")
         event: dict = {"type": "draw", "count": count}
     elif action in ("play", "flip"):
         event = {"type": action, "card": _card(data.get("card"))}

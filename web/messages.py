@@ -59,7 +59,7 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
 
 def _until(key: str, args: dict[str, Any], colour: str) -> Say:
     """A draw until a colour, or until a Gryffindor card (Dementor): its own words."""
-    if colour == "gryffindor":
+    if colour.lower() == "gryffindor":  # the engine writes "a Gryffindor card"
         return {"k": key + "_gryffindor", "a": args}
     return {"k": key, "a": {**args, "color": colour}}
 
