@@ -282,3 +282,53 @@ def test_a_revealed_hand_typed_by_the_host(server, browser):
     _wait(lambda: referee.state["waiting_for"] == "deal", "the hand's points")
     assert referee.state["history"][0]["points"]["Ann"] == 86
     assert host.js_errors == [], host.js_errors
+
+
+def test_discard_two_reflect_and_dementor_from_the_phones(server, browser):
+    url, referee = server
+    for ev in ({"type": "game", "players": ["Ann", "Bob", "Cat"], "rules": {"discard_two": 1, "mario_reflect": 1, "dementor": 1}},
+               {"type": "deal", "dealer": "Cat"}, {"type": "flip", "card": "red_5"}):
+        referee.submit(ev, source="test")
+    ann, bob, cat = _sit(browser, url, "Ann"), _sit(browser, url, "Bob"), _sit(browser, url, "Cat", "it")
+    table = _page(browser, url, "/")
+    expect(table.locator("#side")).to_be_hidden()  # one side only: nothing to show
+    # the picker offers the deck's themed cards
+    ann.click("#cardpick button[data-pick=wild]")
+    wilds = ann.eval_on_selector_all("#cardpick button[data-card]", "bs => bs.map(b => b.dataset.card)")
+    assert {"mario_reflect", "dementor"} <= set(wilds)
+    # a discard two: its second card, or laid alone
+    _pick(ann, "#cardpick", "red_discard_two", "red")
+    ann.click("#playcard")
+    expect(ann.locator("#prompt")).to_have_text(t("prompt.second", "en", {"color": "red"}))
+    expect(ann.locator("#turnbtns")).to_be_hidden()
+    expect(table.locator("#turn")).to_have_text(t("phase.second", "en", {"player": "Ann", "color": "red"}))
+    ann.click("#nosecond")
+    _toast(ann, "done.no_second")
+    expect(table.locator("#turn")).to_have_text(t("phase.play", "en", {"player": "Bob"}))
+    # Bob's draw two hits Cat, who reflects it back (Italian phone) and names green
+    _pick(bob, "#cardpick", "red_draw_two", "red")
+    bob.click("#playcard")
+    expect(cat.locator("#prompt")).to_have_text(t("prompt.reflect", "it", {"n": 2}))
+    expect(cat.locator("#reflectbtn")).to_be_visible()
+    expect(ann.locator("#reflectbtn")).to_be_hidden()
+    cat.click("#reflectbtn")
+    _toast(cat, "done.reflect")
+    expect(cat.locator("#prompt")).to_have_text(t("prompt.color", "it"))
+    cat.click("#colorbtns button[data-color=green]")
+    expect(table.locator("#notices")).to_contain_text(t("notice.reflect", "en", {"player": "Bob", "n": 2, "by": "Cat"}))
+    expect(table.locator("#pile")).to_have_class(re.compile(r"\bring-green\b"))
+    # Ann's Dementor: Bob draws until a Gryffindor card and says how many
+    _pick(ann, "#cardpick", "dementor", "wild")
+    ann.click("#playcard")
+    ann.click("#colorbtns button[data-color=blue]")
+    expect(bob.locator("#prompt")).to_have_text(t("prompt.until_gryffindor", "en"))
+    expect(bob.locator("#cardpick")).to_be_hidden()
+    expect(table.locator("#turn")).to_have_text(t("phase.until_gryffindor", "en", {"player": "Bob"}))
+    before = _cards(referee, "Bob")
+    bob.fill("#drewn", "2")
+    bob.click("#drewform button")
+    _toast(bob, "done.drew", n=2)
+    expect(table.locator("#notices li").first).to_have_text(t("notice.drew_until_gryffindor", "en", {"player": "Bob", "n": 2}))
+    assert _cards(referee, "Bob") == before + 2 and referee.state["turn"] == "Cat"
+    for page in (ann, bob, cat, table):
+        assert page.js_errors == [], page.js_errors
