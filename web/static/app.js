@@ -345,7 +345,10 @@ function renderHost() {
   if (!$("players").value) $("players").value = names.join(", ");
   $("hostturn").textContent = phaseText();
   const w = S.waiting_for;
-  $("verdictbox").classList.toggle("now", w === "evidence"); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
+  $("verdictbox").classList.toggle("now", w === "evidence");
+  // the challenged card's own words: wild draw four, wild draw two, wild draw colour
+  const v = S.top === "wild_draw_two" ? "_d2" : S.top === "wild_draw_colour" ? "_until" : "";
+  $("verdicttitle").textContent = t("host.verdict" + v); $("guilty").textContent = t("host.guilty" + v); $("innocent").textContent = t("host.innocent" + v); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
   $("cardbox").classList.toggle("now", mode === "none" && (w === "flip" || w === "play"));
   $("takeback").hidden = w !== "take_back";
   if (!hostPick) hostPick = picker($("hostpick"), hostCardChanged);
