@@ -100,6 +100,8 @@ def test_a_flip_hand_through_the_page(server, browser):
     host.fill("#players", "Ann, Bob, Cat")
     host.select_option("select[name=deck]", "flip")
     expect(host.locator("select[name=deck] option[value=flip]")).to_have_text(t("opt.deck.flip", "en"))
+    # the longer options keep the page to the phone's width (a fieldset grows to its widest select)
+    assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     host.click("#newgame button.go")
     _yes(host)
     _toast(host, "done.game")
