@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import CARD_NAMES, COLORS
+from companion.cards import CARD_NAMES, COLORS, DARK_COLORS, THEMED_NAMES
 from companion.engine import Table
 from companion.simulate import simulate_games
 from web import create_app
@@ -17,7 +17,7 @@ from web.messages import error_say, notice_say
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 PHASES = ("game", "deal", "flip", "play", "color", "target", "challenge", "evidence", "take_back", "scores", "game_over")
-PREFIXES = ("app", "lang", "nav", "color", "card", "sym", "pick", "what", "phase", "tbl", "timer", "nocam", "demo",
+PREFIXES = ("app", "lang", "nav", "color", "side", "card", "sym", "pick", "what", "phase", "tbl", "timer", "nocam", "demo",
             "seat", "prompt", "btn", "lbl", "done", "err", "notice", "st", "tv", "host", "confirm", "opt")
 _KEY = re.compile(r"""["']((?:%s)\.[A-Za-z0-9_.]+)["']""" % "|".join(PREFIXES))
 
@@ -45,14 +45,18 @@ def test_dynamic_keys_exist_for_every_phase_colour_and_card():
         texts = catalogue(lang)
         for phase in PHASES:
             assert f"phase.{phase}" in texts and f"what.{phase}" in texts
-        for colour in COLORS:
+        for colour in COLORS + DARK_COLORS:
             assert f"color.{colour}" in texts
-        for name in CARD_NAMES:
+        for side in ("light", "dark"):
+            assert f"side.{side}" in texts
+        for name in CARD_NAMES + THEMED_NAMES:
             label = card_label(name, lang)
             assert "_" not in label and label, (lang, name)
     assert card_label("red_draw_two", "it") == "Pesca due rosso"
     assert card_label("wild_draw_four", "it") == "Jolly pesca quattro"
     assert card_label("blue_7", "en") == "blue 7"
+    assert card_label("teal_skip_everyone", "it") == "Salta tutti turchese"
+    assert card_label("dark_wild", "en") == "wild (dark side)" and card_label("dementor", "it") == "Dissennatore"
     # a themed deck's new card falls back to its own words, never to a missing key
     assert card_label("green_bonus_swap", "en") == "green bonus swap"
 
@@ -90,6 +94,35 @@ def test_language_picked_by_cookie_then_browser():
     assert pick_lang("xx", parse_accept_header("de-DE", LanguageAccept)) == "en"
 
 
+def _themed_notices() -> list[dict]:
+    """Engine notices of the themed cards: effects, draws until a colour, reflect, challenges."""
+    notices: list[dict] = []
+    runs = [
+        ({"deck": "flip"}, "red_draw_one", [{"type": "play", "card": "red_draw_one"},
+         {"type": "play", "card": "red_flip"}, {"type": "flip", "card": "pink_3"},
+         {"type": "play", "card": "pink_draw_five"}, {"type": "play", "card": "wild_draw_colour", "color": "teal"},
+         {"type": "draw", "count": 1}, {"type": "play", "card": "wild_draw_colour", "color": "orange"},
+         {"type": "draw", "count": 4}]),
+        ({"deck": "flip"}, "red_5", [{"type": "play", "card": "wild_draw_two", "color": "blue"}, {"type": "challenge"},
+         {"type": "verdict", "guilty": False}]),
+        ({"deck": "flip"}, "red_5", [{"type": "play", "card": "red_flip"}, {"type": "flip", "card": "pink_3"},
+         {"type": "play", "card": "wild_draw_colour", "color": "teal"}, {"type": "challenge"},
+         {"type": "verdict", "guilty": True}]),
+        ({"deck": "flip"}, "red_5", [{"type": "play", "card": "red_flip"}, {"type": "flip", "card": "pink_3"},
+         {"type": "play", "card": "wild_draw_colour", "color": "teal"}, {"type": "challenge"},
+         {"type": "verdict", "guilty": False}]),
+        ({"mario_reflect": 2, "dementor": 2, "discard_two": 1}, "red_5", [
+         {"type": "play", "card": "red_draw_two"}, {"type": "play", "card": "mario_reflect", "color": "green"},
+         {"type": "play", "card": "dementor", "color": "green"}, {"type": "draw", "count": 2}]),
+    ]
+    for rules, first, events in runs:
+        table = Table()
+        for event in [{"type": "game", "players": ["Ann", "Bob", "Cat"], "rules": rules},
+                      {"type": "deal", "dealer": "Cat"}, {"type": "flip", "card": first}, *events]:
+            notices += table.push(event)
+    return notices
+
+
 def _notices_of_every_kind() -> list[dict]:
     """Engine notices of every kind a table meets: simulated games with mistakes and house
     rules, and a few hand-made moments the simulator does not make."""
@@ -120,7 +153,7 @@ def _notices_of_every_kind() -> list[dict]:
                   {"type": "play", "card": "red_3"},
                   {"type": "reveal", "player": "Bob", "cards": ["red_9", "blue_1"]}):
         notices += table.push(event)
-    return notices
+    return notices + _themed_notices()
 
 
 def test_every_notice_kind_has_words_in_both_languages():
@@ -136,9 +169,10 @@ def test_every_notice_kind_has_words_in_both_languages():
             assert "{" not in text and "_" not in text, (lang, text)
     for kind in ("illegal_play", "uno_called", "uno_penalty", "catch_void", "challenge_upheld", "challenge_failed",
                  "penalty_draw", "hand_won", "game_won", "count_mismatch", "reshuffle", "reading", "deflect",
-                 "eliminated", "card_returned", "corrected"):
+                 "eliminated", "card_returned", "corrected", "reflect"):
         assert kind in kinds, kind
-    assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double"} <= set().union(*kinds.values())
+    assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double", "notice.reflect", "notice.hit_d5",
+            "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until"} <= set().union(*kinds.values())
 
 
 @pytest.mark.parametrize("event,key", [

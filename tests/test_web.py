@@ -69,7 +69,8 @@ def test_pages_serve_locally(app, path, kind):
 
 
 def test_card_unknown_name_is_404(app):
-    assert app.test_client().get("/cards/purple_7.svg").status_code == 404
+    for name in ("violet_7", "purple_0", "red_draw_five", "wild_draw_six"):  # no such face
+        assert app.test_client().get(f"/cards/{name}.svg").status_code == 404, name
 
 
 def test_lan_url_is_an_ip_and_qr_is_svg():

@@ -232,7 +232,8 @@ def leave_seat() -> Any:
 # Actions that belong to the player the table waits on, and the phase each needs.
 _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
                  "target": ("target",), "challenge": ("challenge",), "accept": ("challenge",),
-                 "play": ("play",)}
+                 # a reflect card answers a wild draw four while it may be challenged
+                 "play": ("play", "challenge")}
 _ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points"
 
 
@@ -257,8 +258,10 @@ def act() -> Any:
     action = data.get("action")
     if not isinstance(action, str):
         raise BadRequest(f"action must be a word: one of {_ACTIONS}, not {short(action)}")
-    if action in ("play", "flip") and table_mode() != "none":
+    if action in ("play", "flip") and table_mode() != "none" and not (
+            action == "play" and data.get("card") == "mario_reflect"):
         # With a camera, the camera reads every card: a card tapped too would be played twice.
+        # (The reflect card is no model class: the camera cannot read it, its phone says it.)
         return refuse(403, "the camera reads the cards at this table", "err.camera_plays")
     if action in _TURN_ACTIONS:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
@@ -267,17 +270,22 @@ def act() -> Any:
             if state.get("turn"):
                 return refuse(403, message, "err.not_your_move", player=state.get("turn"))
             return refuse(403, message, "err.not_now", phase=waiting)
-    if action == "flip" and (state.get("waiting_for") != "flip" or state.get("dealer") != me):
+    # the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
+    turner = state.get("turned_by") or state.get("dealer")
+    if action == "flip" and (state.get("waiting_for") != "flip" or turner != me):
         if state.get("waiting_for") != "flip":
             return refuse(403, f"not now: waiting for {state.get('waiting_for')}", "err.not_now",
                           phase=state.get("waiting_for"))
+        if state.get("turned_by"):
+            return refuse(403, f"{turner} played the Flip and says the new top card", "err.not_turner",
+                          player=turner)
         return refuse(403, f"the dealer ({state.get('dealer')}) turns up the first card", "err.not_dealer")
     if action in ("draw", "accept") and data.get("count") is not None:
         # "I drew N": a draw until a colour (Wild Draw Colour, Dementor) or draw_until_playable,
         # counted by the player because the referee cannot see the pile
         count = _int(data.get("count"), "count")
         if not 1 <= count <= 200:
-            raise BadRequest("count must be a whole number of cards, 1-200")
+            raise BadRequest("count must be a whole number of cards, 1-200", "err.bad_count")
         event: dict = {"type": "draw", "count": count}
     elif action in ("play", "flip"):
         event = {"type": action, "card": _card(data.get("card"))}

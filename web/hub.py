@@ -13,11 +13,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from companion.cards import CARD_NAMES
+from companion.cards import ALL_CARD_NAMES
 from web.messages import notice_say
 
 # "wild" is also a word in the referee's prose ("an honest wild draw four"): not a card there.
-_CARD_RE = re.compile(r"\b(" + "|".join(sorted(CARD_NAMES, key=len, reverse=True)) + r")\b(?! draw four)")
+_CARD_RE = re.compile(r"\b(" + "|".join(sorted(ALL_CARD_NAMES, key=len, reverse=True)) + r")\b(?! draw four)")
 
 
 def _from_reveal(events: list | None, index: object) -> bool:
@@ -35,6 +35,9 @@ PUBLIC_KEYS = (
     "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",
     "game_winner", "rules", "hand", "draw_pile", "discard_pile", "pending_draw", "uno_window",
     "drawn", "history", "teams", "out",
+    # themed decks: UNO Flip's side in play and its colours, who flipped, a discard two's
+    # second card, a draw until a colour owed; league night: the finished game's placings
+    "side", "colors", "turned_by", "second_card", "draw_until", "placings",
 )
 
 

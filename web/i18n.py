@@ -51,6 +51,8 @@ def _arg(lang: str, name: str, value: Any) -> str:
         return texts.get(f"color.{value}", value)
     if name == "phase" and isinstance(value, str):
         return texts.get(f"what.{value}", value)
+    if name == "option" and isinstance(value, str):
+        return texts.get(f"opt.{value}", value)
     return str(value)
 
 

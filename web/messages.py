@@ -24,6 +24,10 @@ _PENALTIES: tuple[tuple[str, str], ...] = (
     ("is hit by the customizable card", "notice.hit_custom"),
     ("is hit by the first card's draw two", "notice.hit_first_d2"),
     ("is hit by a draw two", "notice.hit_d2"),
+    ("is hit by a draw one", "notice.hit_d1"),
+    ("is hit by a draw five", "notice.hit_d5"),
+    ("is hit by the first card's draw one", "notice.hit_first_d1"),
+    ("challenged an honest wild draw two", "notice.challenge_failed_d2"),
     ("takes the pending cards and loses the turn", "notice.took_pending"),
     ("is sent the pending cards", "notice.sent_pending"),
     ("is hit by the last card", "notice.hit_last"),
@@ -31,6 +35,11 @@ _PENALTIES: tuple[tuple[str, str], ...] = (
     ("challenged an honest wild draw four", "notice.challenge_failed"),
 )
 _TOOK_BACK = re.compile(rf"took back {_CARD}")
+# themed cards: a reflect card's sender, a draw until a colour (Wild Draw Colour, Dementor)
+_REFLECT = re.compile(rf"is sent back the (\d+) cards by {_NAME}'s reflect card")
+_DREW_UNTIL = re.compile(r"drew (\d+) until a (\w+) card")
+_UPHELD_UNTIL = re.compile(r"held a playable colour: challenge upheld: draws until a (\w+) card")
+_FAILED_UNTIL = re.compile(r"challenged an honest wild draw colour \(and draws until a (\w+) card\)")
 _DRAWS = re.compile(r": draws (\d+)(?: \(only (\d+) left\))?$")
 
 _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
@@ -48,6 +57,13 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
 }
 
 
+def _until(key: str, args: dict[str, Any], colour: str) -> Say:
+    """A draw until a colour, or until a Gryffindor card (Dementor): its own words."""
+    if colour.lower() == "gryffindor":  # the engine writes "a Gryffindor card"
+        return {"k": key + "_gryffindor", "a": args}
+    return {"k": key, "a": {**args, "color": colour}}
+
+
 def notice_say(notice: dict) -> Say:
     """The catalogue key and arguments for one engine notice (see table-log.md's kinds)."""
     kind = str(notice.get("kind") or "")
@@ -55,7 +71,7 @@ def notice_say(notice: dict) -> Say:
     player = notice.get("player")
     if kind == "rejected":
         return error_say(message)
-    if kind in ("uno_penalty", "penalty_draw", "challenge_upheld", "challenge_failed"):
+    if kind in ("uno_penalty", "penalty_draw", "challenge_upheld", "challenge_failed", "reflect"):
         rest = message[len(player) + 1:] if isinstance(player, str) and message.startswith(player + " ") else message
         drawn = _DRAWS.search(rest)
         reason = rest[: drawn.start()] if drawn else rest
@@ -66,6 +82,18 @@ def notice_say(notice: dict) -> Say:
         took = _TOOK_BACK.fullmatch(reason)
         if took:
             return {"k": "notice.took_back", "a": {**args, "card": took.group(1)}}
+        m = _REFLECT.fullmatch(reason)
+        if m:
+            return {"k": "notice.reflect", "a": {**args, "by": m.group(2)}}
+        m = _DREW_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.drew_until", {"player": player, "n": int(m.group(1))}, m.group(2))
+        m = _UPHELD_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.upheld_until", {"player": player}, m.group(1))
+        m = _FAILED_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.failed_until", args, m.group(1))
         return {"k": "notice.draws", "a": args}
     if kind == "illegal_play":
         m = re.match(rf"^{_NAME} cannot go out on (.+) \((.+)\): take it back and draw (\d+)$", message)
@@ -134,6 +162,25 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^multiple play lays cards of one number", "err.multiple_number", ()),
         (r"^player names must be different$", "err.players_list", ()),
         (r"^unknown card ", "err.unknown_card", ()),
+        # themed cards (UNO Flip's sides, discard two, draws until a colour)
+        (r"^the dark side is in play: name ", "err.colour_dark", ()),
+        (r"^the light side is in play: name ", "err.colour_light", ()),
+        (rf"^the dark side is in play: {_CARD} is a light-side face", "err.face_light", ("card",)),
+        (rf"^the light side is in play: {_CARD} is a dark-side face", "err.face_dark", ("card",)),
+        (rf"^{_NAME} draws until a Gryffindor card first, not {_NAME}$", "err.until_first_gryffindor",
+         ("player", "other")),
+        (rf"^{_NAME} draws until a (\w+) card first, not {_NAME}$", "err.until_first", ("player", "color", "other")),
+        (rf"^{_NAME} must first draw until a Gryffindor card", "err.until_count_gryffindor", ("player",)),
+        (rf"^{_NAME} must first draw until a (\w+) card", "err.until_count", ("player", "color")),
+        (r"^only (\d+) cards are left to draw, not (\d+)$", "err.only_left", ("n", "asked")),
+        (rf"^{_NAME} lays the discard two's second card, not {_NAME}$", "err.second_by", ("player", "other")),
+        (rf"^the second card of a discard two is one (\w+) card, not {_CARD}", "err.second_colour",
+         ("color", "card")),
+        (rf"^{_NAME} lays a second (\w+) card with the discard two", "err.second_first", ("player", "color")),
+        (r"^\"count\" must be a whole number", "err.bad_number", ()),
+        (r"^rule (\w+) adds cards to a classic, modern or swap deck, not to the flip deck", "err.flip_adds",
+         ("option",)),
+        (r"^rule (\w+) is not defined for the flip deck", "err.flip_not", ("option",)),
     ))
 
 

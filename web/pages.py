@@ -7,7 +7,6 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request
 
 from companion.cards import COLORS
-from companion.cards import THEMED_NAMES
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
 from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t
@@ -78,8 +77,6 @@ def set_lang(code: str) -> Any:
 
 @bp.get("/cards/<name>.svg")
 def card(name: str) -> Response:
-    if name in THEMED_NAMES:  # themed faces have no phone art yet (the page's own work)
-        abort(404)
     try:
         svg = card_svg(name)
     except UnknownCardError:

@@ -10,7 +10,7 @@ const csrf = document.querySelector('meta[name=csrf]').content;
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 const T = JSON.parse($("texts").textContent);
-const COLORS = ["red", "yellow", "green", "blue"];
+const COLORS = ["red", "yellow", "green", "blue"], DARK = ["pink", "teal", "orange", "purple"];
 
 // -- words --------------------------------------------------------------------------------
 // A card's words from its name's parts ("red_draw_two": colour + symbol), so a new deck's
@@ -25,6 +25,7 @@ function arg(name, v) {
   if (name === "card" || name === "cards" || name === "top") return cardName(String(v));
   if (name === "color") return T["color." + v] || String(v);
   if (name === "phase") return T["what." + v] || String(v);
+  if (name === "option") return T["opt." + v] || String(v);
   return String(v);
 }
 function t(key, a) {
@@ -96,14 +97,24 @@ function renderPile() {
   pile.title = S.color ? t("tbl.colour", { color: S.color }) : "";
 }
 
+// A draw until a colour (Wild Draw Colour) or until a Gryffindor card (Dementor): its own words.
+const untilKey = (key, u) => key + (u.color === "gryffindor" ? "_gryffindor" : "");
 function phaseText() {
-  const w = S.waiting_for, who = S.turn;
+  const w = S.waiting_for, who = S.turn, u = S.draw_until;
+  if (w === "flip" && S.turned_by) return t("phase.turned", { player: S.turned_by });
+  if (u && w === "challenge") return t("phase.challenge_until", { player: u.player, color: u.color });
+  if (u) return t(untilKey("phase.until", u), { player: u.player, color: u.color });
+  if (S.second_card && w === "play") return t("phase.second", { player: S.second_card.player, color: S.second_card.color });
+  if (w === "challenge" && S.top === "wild_draw_two") return t("phase.challenge_d2", { player: who });
   if (w === "evidence") return t(mode === "none" ? "phase.evidence_nocam" : "phase.evidence", { player: who });
   return T["phase." + w] ? t("phase." + w, { player: who || "" }) : "";
 }
 
 function renderCommon() {
   renderPile();
+  // UNO Flip: the side in play, in words and as the page's tint
+  document.body.dataset.side = S.side || "";
+  if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
   if ($("color")) { $("color").textContent = S.color ? t("tbl.colour", { color: S.color }) : ""; $("color").className = "big c-" + (S.color || "none"); }
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
@@ -128,20 +139,33 @@ function renderPlayers() {
 
 // -- the card picker (no camera: the host and the players tap the card laid) -----------------
 function wildsOf(deck) { return ["wild", "wild_draw_four"].concat(deck === "modern" ? ["wild_shuffle_hands", "wild_customizable"] : deck === "swap" ? ["wild_swap_hands"] : []); }
+// The cards a picker offers: the deck's, and with UNO Flip the side in play's only.
+const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+function deckCards() {
+  const r = (S && S.rules) || {};
+  if (r.deck === "flip") {
+    const dark = S.side === "dark";
+    return { colours: dark ? DARK : COLORS, syms: DIGITS.slice(1).concat(dark ? ["draw_five", "reverse", "skip_everyone", "flip"] : ["draw_one", "reverse", "skip", "flip"]),
+      wilds: dark ? ["dark_wild", "wild_draw_colour"] : ["wild", "wild_draw_two"] };
+  }
+  return { colours: COLORS, syms: DIGITS.concat(["skip", "reverse", "draw_two"], r.discard_two ? ["discard_two"] : []),
+    wilds: wildsOf(r.deck).concat(r.mario_reflect ? ["mario_reflect"] : [], r.dementor ? ["dementor"] : []) };
+}
 function picker(box, onChange) {
-  if (!box) return { get: () => null, clear() { } };
-  let colour = null, card = null;
+  if (!box) return { get: () => null, clear() { }, sync() { } };
+  let colour = null, card = null, sig = "";
   const row1 = el("div", undefined, "btns colours"), row2 = el("div", undefined, "btns symbols"), hint = el("p", t("pick.none"), "help");
   box.append(row1, row2, hint);
   const draw = () => {
     row1.innerHTML = ""; row2.innerHTML = "";
-    COLORS.concat(["wild"]).forEach(c => {
+    const d = deckCards(); sig = JSON.stringify(d);
+    d.colours.concat(["wild"]).forEach(c => {
       const b = el("button", c === "wild" ? t("pick.wild") : t("color." + c), "c-" + c + (colour === c ? " on" : ""));
       b.type = "button"; b.dataset.pick = c; b.onclick = () => { colour = c; card = null; draw(); onChange(null); }; row1.appendChild(b);
     });
     if (!colour) { hint.hidden = false; return; }
     hint.hidden = true;
-    const names = colour === "wild" ? wildsOf(S && S.rules && S.rules.deck) : ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "reverse", "draw_two"].map(s => colour + "_" + s);
+    const names = colour === "wild" ? d.wilds : d.syms.map(s => colour + "_" + s);
     names.forEach(n => {
       const label = colour === "wild" ? cardName(n) : (/^\d$/.test(n.slice(colour.length + 1)) ? n.slice(colour.length + 1) : T["sym." + n.slice(colour.length + 1)]);
       const b = el("button", label, "sym c-" + colour + (card === n ? " on" : "")); b.type = "button"; b.dataset.card = n;
@@ -149,7 +173,11 @@ function picker(box, onChange) {
     });
   };
   draw();
-  return { get: () => card, clear() { colour = null; card = null; draw(); onChange(null); } };
+  return {
+    get: () => card, clear() { colour = null; card = null; draw(); onChange(null); },
+    // the deck or the side in play changed (a Flip): offer the new cards, drop a pick gone
+    sync() { if (JSON.stringify(deckCards()) !== sig) { colour = null; card = null; draw(); onChange(null); } },
+  };
 }
 
 // -- views --------------------------------------------------------------------------------
@@ -165,28 +193,51 @@ function renderSeat() {
   const mine = (S.players || []).find(p => p.name === me);
   $("myname").textContent = t("seat.you", { player: me }); $("mycards").textContent = mine ? t("tbl.cards", { n: mine.cards }) : "";
   const myTurn = S.turn === me, w = S.waiting_for, demo = mode === "demo";
-  $("turnbtns").hidden = demo || !(myTurn && w === "play");
-  $("colorbtns").hidden = demo || !(myTurn && w === "color");
+  // themed decks: a draw until a colour owed (say how many), a discard two's second card,
+  // a reflect card as the answer to a draw two or wild draw four
+  const u = S.draw_until, owe = !!(u && u.player === me && (w === "play" || w === "challenge"));
+  const second = !!(S.second_card && S.second_card.player === me && w === "play");
+  const top = S.top || "", hitBy = top === "wild_draw_four" || (/_draw_two$/.test(top) && top !== "wild_draw_two");
+  const reflect = myTurn && !!(S.rules && S.rules.mario_reflect) && S.pending_draw > 0 && hitBy && (w === "play" || w === "challenge");
+  $("turnbtns").hidden = demo || !(myTurn && w === "play") || owe || second;
+  $("drewform").hidden = demo || !owe;
+  $("secondbtns").hidden = demo || !second;
+  $("reflectbtn").hidden = demo || !reflect;
+  const cb = $("colorbtns"), cols = S.colors || COLORS;
+  if (cb.dataset.cols !== cols.join()) {  // the side in play's colours (UNO Flip's dark side: its own four)
+    cb.innerHTML = ""; cb.dataset.cols = cols.join();
+    cols.forEach(c => { const b = el("button", t("color." + c), "c-" + c); b.dataset.act = "color"; b.dataset.color = c; cb.appendChild(b); });
+  }
+  cb.hidden = demo || !(myTurn && w === "color");
   $("targetbtns").hidden = demo || !(myTurn && w === "target");
   $("challengebtns").hidden = demo || !(myTurn && w === "challenge");
-  const flipping = w === "flip" && S.dealer === me;
+  $("acceptbtn").hidden = owe;  // a wild draw colour is taken by saying how many were drawn
+  $("acceptbtn").textContent = t("btn.accept_n", { n: S.pending_draw || 4 });
+  // the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
+  const flipping = w === "flip" && (S.turned_by || S.dealer) === me;
   const scoring = w === "scores" && mine && mine.cards > 0;
   $("mypoints").hidden = demo || !scoring;
   if ($("cardpick")) {
-    const show = (myTurn && w === "play") || flipping;
+    const show = (myTurn && w === "play" && !owe) || flipping;
     $("cardpick").hidden = !show; $("playcard").hidden = !show;
     if (!seatPick) seatPick = picker($("cardpick"), (c) => { $("playcard").disabled = !c; $("playcard").textContent = c ? t(S.waiting_for === "flip" ? "btn.flip_card" : "btn.play_card", { card: c }) : t("err.pick_card"); });
+    seatPick.sync();
     if (!seatPick.get()) { $("playcard").disabled = true; $("playcard").textContent = t("err.pick_card"); }
   }
   const tb = $("targetbtns"); tb.innerHTML = "";
   (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }, "done.target", { player: p.name }); tb.appendChild(b); });
   const nocam = mode === "none";
   let prompt = "";
-  if (myTurn && w === "play" && S.pending_draw) prompt = t("prompt.pending", { n: S.pending_draw });
+  if (flipping && S.turned_by) prompt = t(nocam ? "prompt.turned" : "prompt.turned_cam");
+  else if (owe && w === "challenge") prompt = t("prompt.challenge_until", { color: u.color });
+  else if (owe) prompt = t(untilKey("prompt.until", u), { color: u.color });
+  else if (second) prompt = t(nocam ? "prompt.second" : "prompt.second_cam", { color: S.second_card.color });
+  else if (reflect && w === "play") prompt = t("prompt.reflect", { n: S.pending_draw });
+  else if (myTurn && w === "challenge") prompt = t(top === "wild_draw_two" ? "prompt.challenge_d2" : "prompt.challenge") + (reflect ? " " + t("prompt.reflect_also") : "");
+  else if (myTurn && w === "play" && S.pending_draw) prompt = t("prompt.pending", { n: S.pending_draw });
   else if (myTurn && w === "play") prompt = t(nocam ? "prompt.play_nocam" : "prompt.play");
   else if (myTurn && w === "color") prompt = t("prompt.color");
   else if (myTurn && w === "target") prompt = t("prompt.target");
-  else if (myTurn && w === "challenge") prompt = t("prompt.challenge");
   else if (myTurn && w === "evidence") prompt = t(nocam ? "prompt.evidence_nocam" : "prompt.evidence");
   else if (myTurn && w === "take_back") prompt = t("prompt.take_back");
   else if (flipping && nocam) prompt = t("prompt.flip");
@@ -217,33 +268,65 @@ function renderStandings() {
   const head = el("tr"); [t("st.hand"), t("st.winner"), ...players.map(p => p.name)].forEach((v, i) => head.appendChild(el("th", v, i === 1 ? "" : "num"))); h.appendChild(head);
   hist.forEach(e => { const tr = el("tr"); [e.hand, e.winner, ...players.map(p => pointsOf(e, p.name))].forEach((v, i) => tr.appendChild(el("td", String(v), i === 1 ? "" : "num"))); h.appendChild(tr); });
   $("chart").innerHTML = chart(players, hist);
+  loadLeague();
 }
 
 // Totals after each hand: an SVG line chart with labelled axes, gridlines and a legend.
 const PAL = ["#d7261e", "#1c5fc4", "#2f9e44", "#e0a800", "#7b3fb5", "#e0701b", "#16a3a3", "#555", "#c2185b", "#6d4c41"];
 function niceStep(max) { const raw = max / 4, p = 10 ** Math.floor(Math.log10(raw)); return [1, 2, 5, 10].map(m => m * p).find(s => s >= raw); }
 function chart(players, hist) {
-  const esc = (s) => String(s).replace(/[<&>"]/g, "");
-  const W = 340, L = 44, R = 10, top = 10, legend = 16 * Math.ceil(players.length / 3), B = 34 + legend, H = 190 + legend, n = hist.length;
   const run = players.map(p => { let s = 0; return [0, ...hist.map(e => (s += pointsOf(e, p.name)))]; });
   const goal = (S.rules && !S.rules.hands && S.rules.target) || 0;
+  return lineChart(players.map(p => p.name), run, goal, t("st.chart"), t("st.axis_x"), t("st.axis_y"));
+}
+// Running totals (each line starts at 0) as an SVG line chart: axes, gridlines, a legend.
+function lineChart(names, run, goal, title, axisX, axisY) {
+  const esc = (s) => String(s).replace(/[<&>"]/g, "");
+  const W = 340, L = 44, R = 10, top = 10, legend = 16 * Math.ceil(names.length / 3), B = 34 + legend, H = 190 + legend, n = Math.max(0, ...run.map(r => r.length - 1));
   const max = Math.max(10, ...run.flat(), Math.min(goal, Math.max(10, ...run.flat()) * 1.5));
   const step = niceStep(max), ymax = Math.ceil(max / step) * step;
   const x = (k) => L + k * (W - L - R) / Math.max(1, n), y = (v) => H - B - v * (H - B - top) / ymax;
-  let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t("st.chart"))}" font-size="10" font-family="system-ui,sans-serif">`;
+  let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}" font-size="10" font-family="system-ui,sans-serif">`;
   for (let v = 0; v <= ymax; v += step) svg += `<line x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/><text x="${L - 4}" y="${(y(v) + 3).toFixed(1)}" text-anchor="end" fill="#333">${v}</text>`;
   if (goal && goal <= ymax) svg += `<line x1="${L}" x2="${W - R}" y1="${y(goal)}" y2="${y(goal)}" stroke="#999" stroke-dasharray="4 3"/>`;
   const every = Math.max(1, Math.ceil(n / 10));
   for (let k = 0; k <= n; k += every) svg += `<text x="${x(k).toFixed(1)}" y="${H - B + 13}" text-anchor="middle" fill="#333">${k}</text>`;
   svg += `<line x1="${L}" y1="${top}" x2="${L}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/>`;
-  svg += `<text x="${(L + W - R) / 2}" y="${H - B + 26}" text-anchor="middle" fill="#333">${esc(t("st.axis_x"))}</text>`;
-  svg += `<text transform="translate(11 ${(top + H - B) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(t("st.axis_y"))}</text>`;
+  svg += `<text x="${(L + W - R) / 2}" y="${H - B + 26}" text-anchor="middle" fill="#333">${esc(axisX)}</text>`;
+  svg += `<text transform="translate(11 ${(top + H - B) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(axisY)}</text>`;
   run.forEach((pts, i) => {
     const d = pts.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "), c = PAL[i % PAL.length];
     svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" points="${d}"/>` + pts.map((v, k) => `<circle cx="${x(k).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${c}"/>`).join("");
-    svg += `<rect x="${L + (i % 3) * 100}" y="${H - legend + 4 + 16 * Math.floor(i / 3)}" width="10" height="10" fill="${c}"/><text x="${L + 14 + (i % 3) * 100}" y="${H - legend + 13 + 16 * Math.floor(i / 3)}" fill="#111">${esc(players[i].name)} ${pts[pts.length - 1]}</text>`;
+    svg += `<rect x="${L + (i % 3) * 100}" y="${H - legend + 4 + 16 * Math.floor(i / 3)}" width="10" height="10" fill="${c}"/><text x="${L + 14 + (i % 3) * 100}" y="${H - legend + 13 + 16 * Math.floor(i / 3)}" fill="#111">${esc(names[i])} ${pts[pts.length - 1]}</text>`;
   });
   return svg + "</svg>";
+}
+
+// -- the League tab (league night): victory points, games won, game points, a chart -------
+let leagueKey = null;
+function showTab(which) {
+  ["game", "league"].forEach(k => { $("tab-" + k).setAttribute("aria-selected", String(k === which)); $(k + "tab").hidden = k !== which; });
+  if (which === "league") { leagueKey = null; loadLeague(); }
+}
+function loadLeague() {
+  // only a finished game changes a league: fetch when the tab opens and when a game ends
+  const key = String(!!S && S.waiting_for === "game_over");
+  if (!$("leaguetab") || $("leaguetab").hidden || leagueKey === key) return;
+  leagueKey = key;
+  fetch("/api/league/newest").then(r => r.ok ? r.json() : null).then(showLeague).catch(() => showLeague(null));
+}
+function showLeague(d) {
+  $("lgnone").hidden = !!d; $("lgbody").hidden = !d;
+  $("lgname").textContent = d ? d.league.name + (d.league.closed ? " (" + t("st.league_closed") + ")" : "") : t("st.tab_league");
+  if (!d) return;
+  const tb = $("lgrows"); tb.innerHTML = "";
+  d.table.forEach(r => { const tr = el("tr"); [[r.rank, "num"], [r.player, ""], [r.victory_points, "num"], [r.games_won, "num"], [r.game_points, "num"]].forEach(([v, c]) => tr.appendChild(el("td", String(v), c))); tb.appendChild(tr); });
+  $("lggames").textContent = t("st.league_games", { n: d.games.length });
+  vpTable($("lgvp"), d.victory_points);
+  const names = d.table.map(r => r.player);
+  $("lgchart").innerHTML = lineChart(names, names.map(p => [0, ...(d.series[p] || [])]), 0, t("st.league_chart"), t("st.axis_game"), t("st.axis_vp"));
+  const ol = $("lglist"); ol.innerHTML = "";
+  d.games.forEach((g, i) => ol.appendChild(el("li", t("st.league_game", { n: i + 1, names: g.placings.map(p => p + " +" + (g.victory_points[p] || 0)).join(", ") }))));
 }
 
 function renderTv() { renderPlayers(); renderTotals(); }
@@ -262,15 +345,21 @@ function renderHost() {
   if (!$("players").value) $("players").value = names.join(", ");
   $("hostturn").textContent = phaseText();
   const w = S.waiting_for;
-  $("verdictbox").classList.toggle("now", w === "evidence"); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
+  $("verdictbox").classList.toggle("now", w === "evidence");
+  // the challenged card's own words: wild draw four, wild draw two, wild draw colour
+  const v = S.top === "wild_draw_two" ? "_d2" : S.top === "wild_draw_colour" ? "_until" : "";
+  $("verdicttitle").textContent = t("host.verdict" + v); $("guilty").textContent = t("host.guilty" + v); $("innocent").textContent = t("host.innocent" + v); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
   $("cardbox").classList.toggle("now", mode === "none" && (w === "flip" || w === "play"));
   $("takeback").hidden = w !== "take_back";
   if (!hostPick) hostPick = picker($("hostpick"), hostCardChanged);
+  hostPick.sync();
   hostCardChanged(hostPick.get());
   if (!revPick) revPick = picker($("revpick"), (c) => { $("revadd").disabled = !c; $("revadd").textContent = c ? t("host.reveal_add", { card: c }) : t("err.pick_card"); });
+  revPick.sync();
   if (!revPick.get()) { $("revadd").disabled = true; $("revadd").textContent = t("err.pick_card"); }
   showReveal();
   if (!corrPick) corrPick = picker($("corrpick"), (c) => { $("correct").disabled = !c; $("correct").textContent = c ? t("host.correct_btn", { card: c }) : t("err.pick_card"); });
+  corrPick.sync();
   if (!corrPick.get()) { $("correct").disabled = true; $("correct").textContent = t("err.pick_card"); }
   const seats = $("seats"); seats.innerHTML = "";
   names.forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) post("/api/host/release", { player: n }, "done.release", { player: n }); }; seats.appendChild(b); });
@@ -328,12 +417,22 @@ document.addEventListener("click", async (ev) => {
   await post("/api/act", { action: act, color: b.dataset.color }, done, { color: b.dataset.color, n: pending });
 });
 const on = (id, ev, f) => { if ($(id)) $(id).addEventListener(ev, f); };
+// "I drew N": a draw until a colour or a Gryffindor card, counted by the player (the referee
+// cannot see the pile); while a wild draw colour may still be challenged, it accepts it.
+on("drewform", "submit", async (e) => {
+  e.preventDefault(); const n = parseInt($("drewn").value, 10);
+  if (isNaN(n) || n < 1 || n > 200) { toast(t("err.bad_count"), true); return; }
+  const r = await post("/api/act", { action: S.waiting_for === "challenge" ? "accept" : "draw", count: n }, "done.drew", { n });
+  if (r.ok) $("drewn").value = "";
+});
+on("reflectbtn", "click", () => post("/api/act", { action: "play", card: "mario_reflect" }, "done.reflect"));
+on("nosecond", "click", () => post("/api/act", { action: "pass" }, "done.no_second"));
 on("leave", "click", async () => { await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
 on("playcard", "click", async () => {
   if (view === "seat") {
     const c = seatPick && seatPick.get(); if (!c) return;
     const flip = S.waiting_for === "flip";
-    const r = await post("/api/act", { action: flip ? "flip" : "play", card: c }, flip ? "done.flip" : "done.play", { card: c });
+    const r = await post("/api/act", { action: flip ? "flip" : "play", card: c }, flip ? (S.turned_by ? "done.turned" : "done.flip") : "done.play", { card: c });
     if (r.ok) seatPick.clear();
   } else {
     const c = hostPick.get(); if (!c || !(await ask(t("confirm.card", { card: c })))) return;
@@ -352,10 +451,10 @@ on("mypoints", "submit", async (e) => {
 });
 on("login", "submit", async (e) => { e.preventDefault(); if ((await post("/api/host/login", { pin: $("pin").value }, "done.login")).ok) location.reload(); });
 on("logout", "click", async () => { if ((await post("/api/host/logout", {}, "done.logout")).ok) location.reload(); });
-const OFF_AT_ZERO = ["hands", "hand_limit", "elimination", "turn_seconds"];  // 0 = option off
+const OFF_AT_ZERO = ["hands", "hand_limit", "elimination", "turn_seconds", "discard_two", "mario_reflect", "dementor"];  // 0 = option off
 // Presets fill the form (the host can still change any option before starting).
 const PRESETS = {
-  official: { deck: "classic", hand_size: 7, first_card: "classic", target: 500, hands: 0, scoring: "winner_takes", uno_penalty: 2, uno_catch: "auto", illegal_play_penalty: 2, dealer_rotation: "clockwise", stacking: "false", jump_in: false, seven_zero: false, draw_until_playable: false, deflect: "false", multiple_play: false, no_action_finish: false, no_wild_finish: false, hand_limit: 0, elimination: 0, teams: false, double_score: false, turn_seconds: 0 },
+  official: { deck: "classic", hand_size: 7, first_card: "classic", target: 500, hands: 0, scoring: "winner_takes", uno_penalty: 2, uno_catch: "auto", illegal_play_penalty: 2, dealer_rotation: "clockwise", stacking: "false", jump_in: false, seven_zero: false, draw_until_playable: false, deflect: "false", multiple_play: false, no_action_finish: false, no_wild_finish: false, hand_limit: 0, elimination: 0, teams: false, double_score: false, turn_seconds: 0, discard_two: 0, mario_reflect: 0, dementor: 0 },
   house: { stacking: "true", jump_in: true, seven_zero: true, draw_until_playable: true, uno_penalty: 2, target: 500 },
 };
 document.addEventListener("click", (ev) => {
@@ -401,6 +500,54 @@ on("revsend", "click", async () => {
   if (!(await ask(t("confirm.reveal", { player, cards: revList.length ? revList : "0" })))) return;
   if ((await post("/api/host/reveal", { player, cards: revList }, "done.reveal", { player })).ok) { revList = []; showReveal(); }
 });
+// A revealed hand typed by the host: the names are checked by the companion, which answers
+// with the points they are worth.
+on("revtyped", "submit", async (e) => {
+  e.preventDefault(); const player = $("revplayer").value, cards = $("revtext").value.trim();
+  if (!cards) { toast(t("err.no_cards_typed"), true); return; }
+  if (!(await ask(t("confirm.reveal", { player, cards: cards.split(/[\s,]+/) })))) return;
+  const r = await post("/api/host/reveal", { player, cards }, "done.reveal", { player });
+  $("revresult").textContent = r.ok ? t("host.reveal_points", { player, n: r.data.points }) : "";
+  if (r.ok) $("revtext").value = "";
+});
+
+// League night: the open league (its victory points table), open a new one, close it.
+let openLeague = null;
+function vpTable(box, vp) {
+  box.innerHTML = ""; box.hidden = !vp;
+  if (!vp) return;
+  const r1 = el("tr"), r2 = el("tr");
+  r1.appendChild(el("th", t("st.place"))); r2.appendChild(el("th", t("st.vp")));
+  vp.forEach((v, i) => { r1.appendChild(el("th", t("host.place", { n: i + 1 }))); r2.appendChild(el("td", String(v))); });
+  box.append(r1, r2);
+}
+function loadLeagues() {
+  if (!$("leaguebox")) return;
+  fetch("/api/leagues").then(r => r.json()).then(d => {
+    openLeague = (d.leagues || []).filter(l => !l.closed).pop() || null;
+    $("leaguenow").textContent = openLeague ? t("host.league_now", { name: openLeague.name }) : t("host.league_none");
+    vpTable($("leaguevp"), openLeague && openLeague.victory_points);
+    $("leagueclose").hidden = !openLeague;
+  }).catch(() => { });
+}
+loadLeagues();
+on("leaguevpset", "change", () => { $("leaguecustombox").hidden = $("leaguevpset").value !== "custom"; });
+on("leagueform", "submit", async (e) => {
+  e.preventDefault(); const name = $("leaguename").value.trim(), set = $("leaguevpset").value;
+  if (!name) { toast(t("err.league_name"), true); return; }
+  let vp = set;
+  if (set === "custom") {
+    vp = $("leaguecustom").value.trim().split(/[\s,]+/).map(Number);
+    if (!vp.length || vp.length > 10 || vp.some((v, i) => !Number.isInteger(v) || v < 0 || v > 1000 || (i && v > vp[i - 1]))) { toast(t("err.bad_vp"), true); return; }
+  }
+  if (!(await ask(t("confirm.league_open", { name })))) return;
+  if ((await post("/api/host/league", { name, victory_points: vp }, "done.league_open", { name })).ok) { $("leaguename").value = ""; loadLeagues(); }
+});
+on("leagueclose", "click", async () => {
+  if (!openLeague || !(await ask(t("confirm.league_close", { name: openLeague.name })))) return;
+  if ((await post(`/api/host/league/${openLeague.id}/close`, {}, "done.league_close")).ok) loadLeagues();
+});
+
 function showSwatches(sw) {
   const box = $("swatches"); if (!box) return; box.textContent = "";
   if (!sw) { box.textContent = box.dataset.none; return; }
@@ -414,4 +561,7 @@ on("zonesform", "submit", async (e) => {
   e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast(t("err.refused", { n: "JSON" }), true); return; }
   if (await ask(t("confirm.zones")) && (await post("/api/host/zones", z, "done.zones")).ok) $("snap").src = "/host/snapshot.jpg?" + Date.now();
 });
+on("tab-game", "click", () => showTab("game"));
+on("tab-league", "click", () => showTab("league"));
+if ($("tab-league") && location.hash === "#league") showTab("league");
 connect();
