@@ -150,11 +150,12 @@ def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
 
     model = YOLO(str(weights))
     size = imgsz or int(model.ckpt.get("train_args", {}).get("imgsz", 256))
-    # Dynamic axes for both: the reader gets a batch axis (it reads every box's crop, corners
-    # and turns in one run: measured 1.2 ms a crop batched against 2.0 ms one at a time), and
-    # the finder a free height and width, so a 4:3 camera frame runs as 256x192 (ultralytics'
-    # own rect predict) instead of a padded square: a quarter less work per frame.
-    out = Path(model.export(format="onnx", imgsz=size, simplify=True, dynamic=True, opset=17, device="cpu"))
+    # The reader gets a batch axis: it reads every box's crop, corners and turns in one run
+    # (measured 1.2 ms a crop batched against 2.0 ms one at a time). The finder sees one frame
+    # padded square: a dynamic-shape finder (a 4:3 frame as 256x192) was a quarter faster but
+    # read 30 fewer set-a photos under the 2700 K shift (models/HISTORY.md, finder export).
+    dynamic = model.task == "classify"
+    out = Path(model.export(format="onnx", imgsz=size, simplify=True, dynamic=dynamic, opset=17, device="cpu"))
     return out
 
 
