@@ -172,6 +172,46 @@ def test_watcher_a_card_moved_from_the_edge_of_the_pile_is_one_card():
     assert [e["type"] for e in scene.events] == ["lay"]
 
 
+def test_watcher_a_top_card_boxed_10_px_off_after_the_pile_beneath_moved_is_not_laid_again():
+    # The card beneath the top card is pushed straight; the top card stays, and the
+    # recognizer, looking again, boxes it 10 px off (a real recognizer's box wanders that much
+    # between two looks at one card). The same card where it lay: no second lay.
+    scene = Scene()
+    scene.show([])
+    scene.show([("blue_2", 365, 190, 0)])
+    assert [e["card"] for e in scene.show([("blue_2", 365, 190, 0), ("red_5", 325, 180, 15)])] == ["red_5"]
+    read = scene.detector.script
+
+    def wandering(frame):  # the card beneath, mostly covered, is found far less surely
+        return [Detection(d.card, d.confidence, (d.box[0] + 10, d.box[1], d.box[2] + 10, d.box[3]))
+                if d.card == "red_5" else Detection(d.card, 0.5, d.box) for d in read(frame)]
+
+    scene.detector.script = wandering
+    calls = scene.detector.calls
+    assert scene.show([("blue_2", 385, 200, 10), ("red_5", 325, 180, 15)]) == []
+    assert scene.detector.calls > calls  # it was looked at again: the pile changed
+    assert [e["type"] for e in scene.events] == ["lay", "lay"]
+
+
+def test_watcher_a_card_laid_where_the_card_beneath_of_its_name_lay_is_a_lay_not_a_take_back():
+    # yellow_2, yellow_5 on it, then another yellow_2 laid almost where the first one lay:
+    # yellow_5 still shows beside it, so it was not taken back.
+    scene = Scene()
+    read = scene.detector.script
+    # the cards beneath the top one, mostly covered, are found far less surely
+    scene.detector.script = lambda frame: [d if k == 0 else Detection(d.card, 0.5, d.box)
+                                           for k, d in enumerate(read(frame))]
+    scene.show([])
+    first, middle, again = ("yellow_2", 330, 185, 10), ("yellow_5", 345, 200, -4), ("yellow_2", 330, 184, -10)
+    scene.show([first])
+    scene.show([first, middle])
+    boxes = [scene.video._box(scene.Placed(*card)) for card in (first, again)]
+    from companion.watcher import SAME_OVERLAP, box_iou
+
+    assert box_iou(*boxes) >= SAME_OVERLAP  # boxed as where the first one lay
+    assert [(e["type"], e.get("card")) for e in scene.show([first, middle, again])] == [("lay", "yellow_2")]
+
+
 def test_watcher_a_second_card_of_the_same_name_beside_the_first_is_a_lay():
     # The first card still lies where it was: this one is another card.
     scene = Scene()
