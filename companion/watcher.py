@@ -178,9 +178,15 @@ class Watcher:
         # both in units of their change threshold, so one comparison with 1 serves both
         feat = np.dstack([luma / self.feature_level, chroma / self.chroma_level])
         # colour with the overall brightness divided out: an arm differs from felt and cards by
-        # colour over its whole width, where the edge-only features see just its outline
+        # colour over its whole width, where the edge-only features see just its outline. The
+        # brightness is the table's: the median outside the zones, which cards laid in a zone
+        # and an arm over part of the table hardly move. The mean of the whole picture rose
+        # when six white-faced cards were laid in the reveal area, so the table where an arm
+        # had just lain (its background from before the arm) differed from it faintly, and
+        # that faint "arm" held the reveal up 1.6 s (the bundled demo).
         colour = small.astype(np.float32)
-        colour *= 128.0 / max(1.0, float(gray.mean()))
+        table = gray[self._outside] if self._outside is not None and self._outside.any() else gray
+        colour *= 128.0 / max(1.0, float(np.median(table)))
         self._small = small
         return gray, feat, colour
 
@@ -320,10 +326,16 @@ class Watcher:
             if held[i] and (stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w
                             or stats[i, 1] + stats[i, 3] >= h)
         }
+        # An arm reaches a zone where it lies over the zone: a changed pixel of it inside the
+        # zone, not only the one-pixel margin the dilation adds (that margin joins the parts of
+        # one arm). A leftover of an arm that rested at the picture's edge and went (the hand
+        # faded into the background, the table shows again), followed through its faint halo
+        # to the zone's border, touched the pile by that margin alone and held it up: the
+        # bundled demo's blue_3 was never seen.
         out = {}
         arms: set[int] = set()
         for zone in self._zones.values():
-            reaching = set(np.unique(labels[zone.mask]).tolist()) & edge if edge else set()
+            reaching = set(np.unique(labels[zone.mask & changed]).tolist()) & edge if edge else set()
             if reaching:
                 beyond = np.bincount(labels[~zone.mask], minlength=n)
                 reaching = {i for i in reaching if beyond[i] >= min_arm}

@@ -522,3 +522,48 @@ def test_watcher_gives_a_crop_reading_detector_the_zone_and_maps_boxes_back():
     # Mapped back to table coordinates: the middle of the zone.
     bx1, by1, bx2, by2 = found[0].box
     assert abs((bx1 + bx2) / 2 - (x1 + x2) / 2) < 3 and abs((by1 + by2) / 2 - (y1 + y2) / 2) < 3
+
+
+def _set_up_watcher() -> Watcher:
+    watcher = Watcher(FakeDetector(script=lambda frame: []), Zones.default())
+    watcher._setup(np.zeros((480, 640, 3), np.uint8))
+    return watcher
+
+
+@pytest.mark.parametrize("into_zone, occluded", [(0, False), (2, True)])
+def test_an_arm_reaches_the_pile_only_where_it_lies_over_it(into_zone, occluded):
+    # A leftover at the picture's edge whose (faint) halo stops at the pile's border touched
+    # the pile only through the one-pixel margin the dilation adds, and held the pile up while
+    # the card just laid there waited (the bundled demo's blue_3 was never seen). An arm that
+    # lies over the pile, even by two pixels, still reaches it.
+    watcher = _set_up_watcher()
+    zone = watcher._zones["discard"]
+    x0, y0, x1, y1 = zone.bbox
+    cx = (x0 + x1) // 2
+    top = int(np.argmax(zone.mask[:, cx]))  # the pile's border, straight above its middle
+    changed = np.zeros(zone.mask.shape, bool)
+    changed[0:top + into_zone, cx - 10:cx + 10] = True  # from the picture's edge down to it
+    changed &= ~zone.mask | (np.arange(changed.shape[0])[:, None] < top + into_zone)
+    assert changed[:top].sum() >= watcher.min_arm_share * changed.size  # big beyond the zone
+    inside = np.zeros_like(changed)
+    inside[(y0 + y1) // 2 - 8:(y0 + y1) // 2 + 8, cx - 12:cx + 12] = True  # the card laid
+    inside &= zone.mask
+    verdict, _ = watcher._arms(changed | inside, changed | inside)
+    assert verdict["discard"] is occluded
+
+
+def test_cards_laid_in_a_zone_leave_the_tables_colour_as_it_was():
+    # Colour is compared with the background after the brightness is divided out; six
+    # white-faced cards laid in the reveal area raised the whole picture's mean, and the
+    # table where an arm had just lain (its background from before the arm) then differed
+    # from it, an "arm" that held the reveal up for 1.6 s (the bundled demo).
+    watcher = _set_up_watcher()
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.normal((60, 70, 110), 12, (480, 640, 3)), 0, 255).astype(np.uint8)
+    with_cards = table.copy()
+    x0, y0, x1, y1 = (int(v) for v in watcher._full_zones.bbox("reveal"))
+    with_cards[y0 + 10:y1 - 10, x0 + 10:x1 - 10] = 245
+    _, _, before = watcher._prepare(table)
+    _, _, after = watcher._prepare(with_cards)
+    outside = watcher._outside
+    assert np.abs(after - before).max(axis=2)[outside].mean() < 1.0
