@@ -135,6 +135,8 @@ class Watcher:
         self._scale = 1.0
         self._prev: tuple[np.ndarray, np.ndarray] | None = None  # last frame: grey, colour
         self._bg: np.ndarray | None = None
+        self._window: np.ndarray | None = None  # phase correlation's Hanning window
+        self._last_shift: tuple[int, int] = (0, 0)  # the background's shift that fitted last
         self._zones: dict[str, _ZoneState] = {}
         self._started = False
 
@@ -279,30 +281,52 @@ class Watcher:
 
     def _aligned_difference(self, colour: np.ndarray) -> np.ndarray:
         """How far each pixel is from the background pictures (the nearer of the two), with
-        the background shifted by up to 2 work pixels each way to fit best, as the pile is
-        compared: a bumped camera moves the whole picture, and on a finely patterned table
-        (honeycomb, wood grain) that made most of the picture differ, an "arm" reaching every
-        zone that was never let fade into the background, and the pile was blind for good."""
-        def difference(dy: int, dx: int) -> np.ndarray:
-            bg = np.roll(self._bg, (dy, dx), axis=(0, 1))
-            long = np.roll(self._bg_long, (dy, dx), axis=(0, 1))
-            return np.minimum(np.abs(colour - bg).max(axis=2), np.abs(colour - long).max(axis=2))
+        the background shifted by up to 2 work pixels each way where that fits better, as the
+        pile is compared: a bumped camera moves the whole picture, and on a finely patterned
+        table (honeycomb, wood grain) that made most of the picture differ, an "arm" reaching
+        every zone that was never let fade into the background, and the pile was blind for good.
 
-        plain = difference(0, 0)
-        best, best_count = plain, int((plain > self.occlusion_level).sum())
-        for dy in (-2, -1, 0, 1, 2):
-            for dx in (-2, -1, 0, 1, 2):
-                if dy == dx == 0:
-                    continue
-                d = difference(dy, dx)
-                d[:2, :] = plain[:2, :]  # rolled round from the other side: not a fit
-                d[-2:, :] = plain[-2:, :]
-                d[:, :2] = plain[:, :2]
-                d[:, -2:] = plain[:, -2:]
-                count = int((d > self.occlusion_level).sum())
-                if count < best_count:
-                    best, best_count = d, count
+        Cheaply: the plain difference first; only when more of the picture differs than the
+        smallest arm (`min_arm_share`) is a shift looked for, and then not by trying all 25:
+        phase correlation of the two pictures' brightness gives the camera's shift, and that
+        shift (and the one that fitted last) is kept where it leaves fewer pixels different
+        than no shift. An arm that did not move the camera leaves phase correlation at or near
+        no shift; the plain difference then stands."""
+        plain = self._difference(colour, 0, 0)
+        plain_count = int(np.count_nonzero(plain > self.occlusion_level))
+        if plain_count < self.min_arm_share * plain.size:
+            return plain
+        best, best_count = plain, plain_count
+        for dy, dx in {self._camera_shift(colour), self._last_shift}:
+            if dy == dx == 0:
+                continue
+            d = self._difference(colour, dy, dx)
+            d[:2, :] = plain[:2, :]  # rolled round from the other side: not a fit
+            d[-2:, :] = plain[-2:, :]
+            d[:, :2] = plain[:, :2]
+            d[:, -2:] = plain[:, -2:]
+            count = int(np.count_nonzero(d > self.occlusion_level))
+            if count < best_count:
+                best, best_count, self._last_shift = d, count, (dy, dx)
         return best
+
+    def _difference(self, colour: np.ndarray, dy: int, dx: int) -> np.ndarray:
+        bg, long = self._bg, self._bg_long
+        if dy or dx:
+            bg = np.roll(bg, (dy, dx), axis=(0, 1))
+            long = np.roll(long, (dy, dx), axis=(0, 1))
+        return np.minimum(np.abs(colour - bg).max(axis=2), np.abs(colour - long).max(axis=2))
+
+    def _camera_shift(self, colour: np.ndarray) -> tuple[int, int]:
+        """The shift (dy, dx), each within 2 work pixels, that moves the background onto the
+        picture, by phase correlation of their brightness (windowed; the table's pattern
+        carries it)."""
+        import cv2
+
+        if self._window is None or self._window.shape != colour.shape[:2]:
+            self._window = cv2.createHanningWindow((colour.shape[1], colour.shape[0]), cv2.CV_32F)
+        (sx, sy), _ = cv2.phaseCorrelate(self._bg.mean(axis=2), colour.mean(axis=2), self._window)
+        return int(np.clip(round(sy), -2, 2)), int(np.clip(round(sx), -2, 2))
 
     def _arms(self, changed: np.ndarray, sure: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
         """Each zone's verdict (an arm reaches it) and the arms' pixels, for the changes
