@@ -567,3 +567,28 @@ def test_cards_laid_in_a_zone_leave_the_tables_colour_as_it_was():
     _, _, after = watcher._prepare(with_cards)
     outside = watcher._outside
     assert np.abs(after - before).max(axis=2)[outside].mean() < 1.0
+
+
+@pytest.mark.parametrize("arm", [False, True])
+def test_a_bumped_camera_over_a_patterned_table_is_no_arm_but_an_arm_still_is(arm):
+    # A bumped camera moves the whole picture: on a finely patterned table most of it then
+    # differs from the background, an "arm" reaching every zone. The background is fitted to
+    # the picture (a shift found by phase correlation) before arms are looked for.
+    import cv2
+
+    watcher = _set_up_watcher()
+    rng = np.random.default_rng(5)
+    texture = cv2.GaussianBlur(rng.uniform(0, 255, (480, 640, 3)).astype(np.float32), (0, 0), 3)
+    table = np.clip((texture - texture.mean()) * 4 + 120, 0, 255).astype(np.uint8)
+    _, _, colour = watcher._prepare(table)
+    watcher._bg, watcher._bg_long = colour.copy(), colour.copy()
+    bumped = np.roll(table, (8, -4), axis=(0, 1))  # 2 and 1 work pixels
+    if arm:
+        x0, y0, x1, y1 = (int(v) for v in watcher._full_zones.bbox("discard"))
+        cx = (x0 + x1) // 2
+        bumped[0:(y0 + y1) // 2, cx - 40:cx + 40] = (150, 190, 230)  # from the top edge onto the pile
+    _, _, now = watcher._prepare(bumped)
+    plain = np.abs(now - watcher._bg).max(axis=2) > watcher.occlusion_level
+    assert plain.mean() > 0.3  # unfitted, most of the picture differs
+    verdict, _ = watcher._occluded(now)
+    assert verdict["discard"] is arm and verdict["reveal"] is False
