@@ -302,7 +302,8 @@ class ResilientSource:
             return
         self._status = SourceStatus(state, self.clock(), self._fps(), message)
         if state == "lost":
-            log.warning("%s lost: %s; reopening with back-off", self.source.name, message)
+            log.warning("%s lost: %s; retrying in %g s, then every %g s at most", self.source.name, message,
+                        self.backoff[0], self.backoff[1])
         elif state == "ok" and message == "recovered":
             log.warning("%s is back", self.source.name)
         if self.on_status is not None:

@@ -198,16 +198,19 @@ def _covered(a, b) -> float:
 
 
 def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3,
-                corners: float = 0.5) -> Iterator[tuple[str, np.ndarray]]:
+                corners: float = 0.5, light: float = 0.0) -> Iterator[tuple[str, np.ndarray]]:
     """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
     close-up cut off by the picture's edge, or the square around one corner index of a card
-    lying square to the picture), plus background crops."""
+    lying square to the picture), plus background crops. A share `light` of the scenes is
+    first seen by a random camera under a random light (`lit_scene`)."""
     for img_path in sorted(images.glob("*.jpg")):
         img = cv2.imread(str(img_path))
         if img is None:
             continue
         h, w = img.shape[:2]
         boxes = _yolo_boxes(labels / f"{img_path.stem}.txt", w, h)
+        if rnd.random() < light:
+            img = lit_scene(img, [box for _, box in boxes], rnd)
         for i, (c, box) in enumerate(boxes):
             # Labels list the top card first; a card mostly under another one (a fanned
             # hand's corner) would teach the reader the upper card's face under its name.
@@ -229,6 +232,23 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
                 if all(_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes):
                     yield NONE, crop_square(img, cand, 0.0)
                     break
+
+
+# Of the lit scenes, the share whose light is then taken off as the detector does. The rest
+# stay cast: a card filling the picture shows no white to balance on (the detector then reads
+# it as the camera gave it), and a balance is never perfect.
+LIGHT_BALANCED = 0.7
+
+
+def lit_scene(img: np.ndarray, boxes: "list[tuple[float, float, float, float]]", rnd: random.Random) -> np.ndarray:
+    """The scene through a random camera and light (`photometric.random_light`: 2500-9000 K,
+    gains, hue warps, saturation, gamma, exposure, blur, grain, JPEG) and, mostly, back to
+    neutral light from its cards' white (`photometric.neutral_light`, as the detector reads
+    every card): the reader learns the symbols under what is left of a cast after that."""
+    from companion.photometric import neutral_light, random_light
+
+    img = random_light(img, rnd)
+    return neutral_light(img, boxes) if rnd.random() < LIGHT_BALANCED else img
 
 
 def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.ndarray]]:
@@ -255,16 +275,17 @@ def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.nd
 
 def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
                        progress: Callable[[int], None] | None = None, webcam_share: float = 0.35,
-                       glyphs: int = 3000) -> Path:
+                       glyphs: int = 3000, light: float = 0.0) -> Path:
     """Write an ultralytics classification folder (train/<class>/, val/<class>/), with
-    `glyphs` tight corner-index crops of rendered cards besides the scenes' crops."""
+    `glyphs` tight corner-index crops of rendered cards besides the scenes' crops; a share
+    `light` of the scenes under a random camera and light (`lit_scene`)."""
     out = Path(out)
     rnd = random.Random(seed)
     for split in ("train", "val"):
         for cls in SYMBOL_CLASSES:
             (out / split / cls).mkdir(parents=True, exist_ok=True)
-    sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd),
-               scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd)]
+    sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light),
+               scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light)]
     if composites is not None and (composites / "images").is_dir():
         sources.append(composite_crops(composites, rnd))
     if glyphs:

@@ -17,6 +17,9 @@ CardName: TypeAlias = str
 Color: TypeAlias = Literal["red", "yellow", "green", "blue"]
 
 COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+# UNO Flip's dark side (rules.md, "Themed decks and cards"); its light side uses COLORS.
+DARK_COLORS: tuple[str, ...] = ("pink", "teal", "orange", "purple")
+ALL_COLORS: tuple[str, ...] = COLORS + DARK_COLORS
 NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(10))
 ACTIONS: tuple[str, ...] = ("skip", "reverse", "draw_two")
 SYMBOLS: tuple[str, ...] = NUMBERS + ACTIONS
@@ -30,7 +33,26 @@ WILDS: tuple[str, ...] = (
 # The fixed order of every card name; the model's class indices follow it.
 CARD_NAMES: tuple[CardName, ...] = tuple(f"{c}_{s}" for c in COLORS for s in SYMBOLS) + WILDS
 
-EDITIONS: tuple[str, ...] = ("classic", "modern", "swap")
+# Themed cards (rules.md, "Themed decks and cards"). Not model classes (the recognizer is not
+# trained on them), so kept apart from CARD_NAMES, whose order is the model's class order.
+FLIP_LIGHT_SYMBOLS: tuple[str, ...] = NUMBERS[1:] + ("draw_one", "reverse", "skip", "flip")
+FLIP_DARK_SYMBOLS: tuple[str, ...] = NUMBERS[1:] + ("draw_five", "reverse", "skip_everyone", "flip")
+FLIP_LIGHT_WILDS: tuple[str, ...] = ("wild", "wild_draw_two")
+FLIP_DARK_WILDS: tuple[str, ...] = ("dark_wild", "wild_draw_colour")
+THEMED_WILDS: tuple[str, ...] = ("wild_draw_two", "wild_draw_colour", "dark_wild",
+                                 "mario_reflect", "dementor")
+THEMED_NAMES: tuple[CardName, ...] = (
+    tuple(f"{c}_{s}" for c in COLORS for s in ("draw_one", "flip", "discard_two"))
+    + tuple(f"{c}_{s}" for c in DARK_COLORS for s in FLIP_DARK_SYMBOLS)
+    + THEMED_WILDS
+)
+# Every name the referee knows: the classic vocabulary, then the themed cards.
+ALL_CARD_NAMES: tuple[CardName, ...] = CARD_NAMES + THEMED_NAMES
+# Names whose face belongs to UNO Flip's dark side; every other name is a light face.
+DARK_NAMES: frozenset[CardName] = frozenset(
+    n for n in THEMED_NAMES if n.split("_")[0] in DARK_COLORS) | frozenset(FLIP_DARK_WILDS)
+
+EDITIONS: tuple[str, ...] = ("classic", "modern", "swap", "flip")
 
 _WILD_POINTS = {
     "wild": 50,
@@ -38,7 +60,18 @@ _WILD_POINTS = {
     "wild_shuffle_hands": 50,
     "wild_customizable": 50,
     "wild_swap_hands": 40,
+    # themed (rules.md): UNO Flip's, Super Mario's reflect, Harry Potter's Dementor
+    "wild_draw_two": 50,
+    "wild_draw_colour": 60,
+    "dark_wild": 40,
+    "mario_reflect": 50,
+    "dementor": 50,
 }
+# Coloured cards that do not score 20 (every other action does): UNO Flip's values. A
+# discard two scores 20 like the classic actions (the rulebook names no value for it).
+_ACTION_POINTS = {"draw_one": 10, "skip_everyone": 30}
+# In the flip deck the light `wild` is worth 40, not 50 (rules.md, UNO Flip points).
+_FLIP_POINTS = {"wild": 40}
 
 
 @dataclass(frozen=True)
@@ -65,7 +98,12 @@ class Card:
     def points(self) -> int:
         if self.color is None:
             return _WILD_POINTS[self.name]
-        return int(self.symbol) if self.symbol in NUMBERS else 20
+        return int(self.symbol) if self.symbol in NUMBERS else _ACTION_POINTS.get(self.symbol, 20)
+
+    @property
+    def side(self) -> str:
+        """"dark" for a face of UNO Flip's dark side, else "light" (every classic card)."""
+        return "dark" if self.name in DARK_NAMES else "light"
 
     def __str__(self) -> str:
         return self.name
@@ -76,9 +114,16 @@ def _closest(word: str, choices: tuple[str, ...]) -> str:
     return match[0] if match else choices[0]
 
 
+def suggest_card(word: str) -> str:
+    """The closest card name, the classic vocabulary first (so classic typos keep their
+    classic suggestion), else any themed name."""
+    close = difflib.get_close_matches(word.strip().lower(), CARD_NAMES, n=1, cutoff=0.7)
+    return close[0] if close else _closest(word, ALL_CARD_NAMES)
+
+
 @lru_cache(maxsize=None)
 def _card(name: str) -> Card:
-    if name in WILDS:
+    if name in WILDS or name in THEMED_WILDS:
         return Card(name, None, name)
     color, _, symbol = name.partition("_")
     return Card(name, color, symbol)
@@ -93,17 +138,18 @@ def parse_card(name: object) -> Card:
     if not isinstance(name, str) or name not in _CARD_SET:
         text = name if isinstance(name, str) else repr(name)
         raise UnknownCardError(
-            f"unknown card {text!r}: did you mean {_closest(str(text), CARD_NAMES)!r}?"
+            f"unknown card {text!r}: did you mean {suggest_card(str(text))!r}?"
         )
     return _card(name)
 
 
 def parse_color(name: object) -> str:
-    """Return a colour name, or raise UnknownColorError naming the closest."""
-    if not isinstance(name, str) or name not in COLORS:
+    """Return a colour name (either side of UNO Flip), or raise UnknownColorError naming the
+    closest. Which side's colours fit the moment is the referee's question."""
+    if not isinstance(name, str) or name not in ALL_COLORS:
         text = name if isinstance(name, str) else repr(name)
         raise UnknownColorError(
-            f"unknown colour {text!r}: did you mean {_closest(str(text), COLORS)!r}?"
+            f"unknown colour {text!r}: did you mean {_closest(str(text), ALL_COLORS)!r}?"
         )
     return name
 
@@ -112,18 +158,37 @@ def is_card_name(name: object) -> bool:
     return isinstance(name, str) and name in _CARD_SET
 
 
-def points(name: CardName) -> int:
-    """Points a card scores when left in a hand."""
-    return parse_card(name).points
+def points(name: CardName, edition: str = "classic") -> int:
+    """Points a card scores when left in a hand (in the flip deck a light wild is 40).
+
+    >>> points("wild"), points("wild", "flip"), points("teal_skip_everyone", "flip")
+    (50, 40, 30)
+    """
+    card = parse_card(name)
+    if edition == "flip" and name in _FLIP_POINTS:
+        return _FLIP_POINTS[name]
+    return card.points
 
 
-def deck(edition: str = "classic", swap_cards: int = 1) -> Counter[CardName]:
-    """How many of each card name a deck edition holds (classic 108, modern 112, swap 108+n)."""
+def deck(edition: str = "classic", swap_cards: int = 1, discard_two: int = 0,
+         mario_reflect: int = 0, dementor: int = 0) -> Counter[CardName]:
+    """How many of each card name a deck edition holds (classic 108, modern 112, swap 108+n,
+    flip 112 double-sided cards: both faces are listed), plus the themed cards' counts
+    (`discard_two` per colour)."""
     if edition not in EDITIONS:
         raise RulesError(
             f"unknown deck {edition!r}: did you mean {_closest(edition, EDITIONS)!r}?"
         )
     counts: Counter[CardName] = Counter()
+    if edition == "flip":
+        for light, dark in zip(COLORS, DARK_COLORS):
+            for symbol in FLIP_LIGHT_SYMBOLS:
+                counts[f"{light}_{symbol}"] = 2
+            for symbol in FLIP_DARK_SYMBOLS:
+                counts[f"{dark}_{symbol}"] = 2
+        for name in FLIP_LIGHT_WILDS + FLIP_DARK_WILDS:
+            counts[name] = 4
+        return counts
     for color in COLORS:
         counts[f"{color}_0"] = 1
         for symbol in SYMBOLS[1:]:
@@ -137,11 +202,23 @@ def deck(edition: str = "classic", swap_cards: int = 1) -> Counter[CardName]:
         if swap_cards < 1:
             raise RulesError("a swap deck needs at least one wild swap hands card")
         counts["wild_swap_hands"] = swap_cards
+    for color in COLORS:
+        if discard_two:
+            counts[f"{color}_discard_two"] = discard_two
+    if mario_reflect:
+        counts["mario_reflect"] = mario_reflect
+    if dementor:
+        counts["dementor"] = dementor
     return counts
 
 
-def deck_size(edition: str = "classic", swap_cards: int = 1) -> int:
-    return sum(deck(edition, swap_cards).values())
+def deck_size(edition: str = "classic", swap_cards: int = 1, discard_two: int = 0,
+              mario_reflect: int = 0, dementor: int = 0) -> int:
+    """Physical cards in the deck (a flip card has two faces but is one card)."""
+    counts = deck(edition, swap_cards, discard_two, mario_reflect, dementor)
+    if edition == "flip":
+        return sum(k for name, k in counts.items() if name not in DARK_NAMES)
+    return sum(counts.values())
 
 
-_CARD_SET = frozenset(CARD_NAMES)
+_CARD_SET = frozenset(ALL_CARD_NAMES)

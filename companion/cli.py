@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("companion.commands.replay", "replay a table log and print the game state"),
     "simulate": ("companion.commands.simulate", "play random legal games and write their table log"),
     "export": ("companion.commands.export", "export a stored game as JSON Lines"),
+    "league": ("companion.commands.league", "league night: open a league, add games, show standings"),
     "import": ("companion.commands.importlog", "import a JSON Lines table log into the store"),
     "restore": ("companion.commands.restore", "list the event store's backups, or restore one"),
     "bench-engine": ("companion.commands.bench_engine", "self-play throughput vs rlcard"),

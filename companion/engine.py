@@ -13,20 +13,35 @@ import heapq
 import json
 from typing import Any, Callable, Iterable
 
-from companion.cards import CARD_NAMES, COLORS, parse_card
+from companion.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, parse_card, points,
+                             suggest_card)
 from companion.errors import CompanionError
 from companion.rules import Rules, check_players, parse_rules
-from companion.scoring import game_winner, hand_gains
+from companion.scoring import game_winner, hand_gains, placings
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
 INFO: dict[str, tuple[str | None, str]] = {
-    n: (parse_card(n).color, parse_card(n).symbol) for n in CARD_NAMES
+    n: (parse_card(n).color, parse_card(n).symbol) for n in ALL_CARD_NAMES
 }
-_COLOR_SET = frozenset(COLORS)
+# "light" or "dark": which face of UNO Flip a name is (every classic card is a light face).
+SIDE: dict[str, str] = {n: parse_card(n).side for n in ALL_CARD_NAMES}
+# The colours a wild may name on each side.
+SIDE_COLORS: dict[str, tuple[str, ...]] = {"light": COLORS, "dark": DARK_COLORS}
+_COLOR_SET = frozenset(COLORS + DARK_COLORS)
 # Going down to one card through these needs no UNO call (table-log.md).
 _NO_CALL = frozenset(("wild_shuffle_hands", "wild_swap_hands"))
-# Wilds returned to the deck when turned up first (rules.md, first_card=classic).
-_RETURNED_FIRST = frozenset(("wild_draw_four", "wild_shuffle_hands", "wild_swap_hands", "wild_customizable"))
+# Wilds returned to the deck when turned up first (rules.md, first_card=classic; README for
+# the themed ones: a draw-card wild, a reflect with nothing to reflect, a Dementor).
+_RETURNED_FIRST = frozenset(("wild_draw_four", "wild_shuffle_hands", "wild_swap_hands", "wild_customizable",
+                             "wild_draw_two", "mario_reflect", "dementor"))
+# Coloured draw cards: how many the next player draws (and loses the turn).
+_DRAWS = {"draw_two": 2, "draw_one": 1, "draw_five": 5}
+# Wilds that carry the wild draw four's restriction and challenge; None: draw until a colour.
+_CHALLENGED = {"wild_draw_four": 4, "wild_draw_two": 2, "wild_draw_colour": None}
+# Coloured symbols the fast play path applies (everything else takes the full path).
+_CLASSIC_SYMBOLS = frozenset(SYMBOLS)
+# Illegal cards whose effect cannot be left standing: they must be taken back.
+_MUST_TAKE_BACK = frozenset(("flip", "discard_two", "mario_reflect"))
 # Phases in which a hand is being played (UNO calls make sense).
 _IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
 # Cards whose last play doubles a hand's score under `double_score`.
@@ -42,10 +57,19 @@ class _Reject(Exception):
     """An event that does not fit; its message is the `rejected` notice's message."""
 
 
+def _until_text(colour: str) -> str:
+    return "a Gryffindor card" if colour == "gryffindor" else f"a {colour} card"
+
+
 def playable(card: str, top: str | None, color: str | None) -> bool:
-    """The matching rule, in one place: same colour, same number/symbol, or any wild."""
+    """The matching rule, in one place: same colour, same number/symbol, or any wild; a face
+    of the other UNO Flip side never; a reflect card only as an answer (`Table._answers`)."""
     c, s = INFO[card]
-    if c is None or c == color:
+    if top is not None and SIDE[card] != SIDE[top]:
+        return False
+    if c is None:
+        return s != "mario_reflect"
+    if c == color:
         return True
     if top is None:
         return False
@@ -206,7 +230,7 @@ class Table:
             "rules": self._rules.as_dict(),
             "hand": self._hand,
             "draw_pile": self._draw_pile,
-            "discard_pile": len(self._pile),
+            "discard_pile": len(self._pile) + self._hidden,
             "pile": list(self._pile),
             "pending_draw": self._pending,
             "uno_window": name(self._uno_window()),
@@ -217,7 +241,25 @@ class Table:
             ],
             "teams": self._teams_state(),
             "out": [names[i] for i in sorted(self._gone)],
+            # themed cards (README, "Themed decks and cards")
+            "side": self._face if self._flip_deck else None,
+            "colors": list(SIDE_COLORS[self._face]),
+            "turned_by": name(self._turned_by),
+            "second_card": None if self._second is None else
+            {"player": name(self._turn), "color": self._second},
+            "draw_until": None if self._until is None else
+            {"player": names[self._until[0]], "color": self._until[1]},
+            "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
         }
+
+    def placings(self) -> list[int]:
+        """Seats from first to last by the game's scoring and tie-breaks (league night's
+        victory points follow them); teams place by their totals, partners together."""
+        if self._team is not None:
+            order = placings(self._rules, *self._team_totals())
+            return [i for k in order for i in self._members(k)]
+        return placings(self._rules, self._scores, self._hands_won, self._end_cards,
+                        self._last_draw)
 
     def _teams_state(self) -> list[dict]:
         if self._team is None:
@@ -335,20 +377,29 @@ class Table:
         if not isinstance(value, str) or value not in INFO:
             if value is None:
                 raise _Reject("missing \"card\"")
-            close = difflib.get_close_matches(str(value), CARD_NAMES, n=1, cutoff=0.0)
-            raise _Reject(f"unknown card {value!r}: did you mean {close[0]!r}?")
+            raise _Reject(f"unknown card {value!r}: did you mean {suggest_card(str(value))!r}?")
         if value not in self._deck:
             raise _Reject(f"{value} is not in the {self._rules.deck} deck")
         return value
 
-    @staticmethod
-    def _colour(value: Any) -> str:
-        if not isinstance(value, str) or value not in _COLOR_SET:
+    def _colour(self, value: Any) -> str:
+        allowed = SIDE_COLORS[self._face]
+        if not isinstance(value, str) or value not in allowed:
             if value is None:
                 raise _Reject("missing \"color\"")
-            close = difflib.get_close_matches(str(value), COLORS, n=1, cutoff=0.0)
+            if value in _COLOR_SET and self._flip_deck:  # a colour of UNO Flip's other side
+                raise _Reject(f"the {self._face} side is in play: name {', '.join(allowed)}, "
+                              f"not {value}")
+            close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.0)
             raise _Reject(f"unknown colour {value!r}: did you mean {close[0]!r}?")
         return value
+
+    def _in_play(self, card: str) -> str:
+        """`card`, if its face belongs to the UNO Flip side in play."""
+        if SIDE[card] != self._face:
+            raise _Reject(f"the {self._face} side is in play: {card} is a {SIDE[card]}-side "
+                          f"face ({', '.join(SIDE_COLORS[self._face])})")
+        return card
 
     def _expect(self, *phases: str) -> None:
         if self._phase not in phases:
@@ -367,7 +418,10 @@ class Table:
             c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1], k)
             for c, k in self._deck.items()
             if INFO[c][0] is not None and not (rules.seven_zero and INFO[c][1] in ("7", "0"))
+            and INFO[c][1] in _CLASSIC_SYMBOLS
         }
+        self._flip_deck = rules.deck == "flip"
+        self._points = {c: points(c, rules.deck) for c in self._deck}
         self._fast_all = self._fast_cards
         self._d2_waits = rules.draw_two_waits   # a draw two waits for an answer (stack, deflect)
         self._elim = rules.elimination
@@ -418,6 +472,15 @@ class Table:
         self._gone: set[int] = set()      # players eliminated from this hand
         self._double = False             # this hand's points count double (double_score)
         self._fast_cards = self._fast_all
+        # themed cards (rules.md, "Themed decks and cards")
+        self._face = "light"             # the UNO Flip side in play (every hand starts light)
+        self._hidden = 0                 # pile cards under `_pile` whose faces a flip turned away
+        self._turned_by: int | None = None  # played a Flip: the new top of the pile is awaited
+        self._second: str | None = None  # a discard two's colour: its second card is awaited
+        # a draw until a colour owed: (who draws, the colour or "gryffindor", who plays next)
+        self._until: tuple[int, str, int] | None = None
+        self._challenged: str | None = None  # the wild draw card awaiting challenge / verdict
+        self._fast_draw = self._rules.hand_limit is None
 
     def _step(self, t: int, k: int = 1) -> int:
         return self._next(t, self._dir, k)
@@ -455,9 +518,10 @@ class Table:
 
     def _draw(self, p: int, k: int) -> int:
         """Move up to k cards from the draw pile to p's hand, reshuffling when it runs short."""
-        if self._draw_pile < k and len(self._pile) > 1:
+        if self._draw_pile < k and len(self._pile) + self._hidden > 1:
             top = self._pile[-1]
-            self._draw_pile += len(self._pile) - 1
+            self._draw_pile += len(self._pile) - 1 + self._hidden
+            self._hidden = 0
             self._pile = [top]
             self._seen = {top: 1}
             self._note("reshuffle", None, "draw pile empty: the discard pile except its top card "
@@ -470,7 +534,7 @@ class Table:
         return got
 
     def _available(self) -> int:
-        return self._draw_pile + max(len(self._pile) - 1, 0)
+        return self._draw_pile + max(len(self._pile) + self._hidden - 1, 0)
 
     def _penalty(self, p: int, k: int, kind: str, why: str) -> None:
         if k <= 0:  # a table that set the penalty to 0
@@ -510,6 +574,10 @@ class Table:
             if self._d2_waits:
                 return v, d, pending + 2, None
             return (t + 2 * d) % n, d, 0, v
+        if sym in _DRAWS:  # draw one, draw five: never answered
+            return (t + 2 * d) % n, d, 0, (t + d) % n
+        if sym == "skip_everyone":  # every other player is skipped: t plays again
+            return t, d, pending, None
         return (t + d) % n, d, pending, None
 
     def _effect_among_active(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
@@ -525,6 +593,10 @@ class Table:
             if self._d2_waits:
                 return v, d, pending + 2, None
             return nxt(t, d, 2), d, 0, v
+        if sym in _DRAWS:
+            return nxt(t, d, 2), d, 0, nxt(t, d)
+        if sym == "skip_everyone":
+            return t, d, pending, None
         return nxt(t, d), d, pending, None
 
     def _answers(self, card: str) -> bool:
@@ -536,6 +608,8 @@ class Table:
             return False
         c, sym = INFO[card]
         rules = self._rules
+        if sym == "mario_reflect":
+            return rules.mario_reflect > 0 and INFO[top][1] in ("draw_two", "wild_draw_four")
         if sym == "reverse" or sym == "skip":
             return c == self._color and rules.deflects(sym)
         if rules.stacking == "cross":
@@ -550,16 +624,16 @@ class Table:
             self._from_flip = False
             self._phase = "play"
             return
-        if card == "wild_draw_four":
+        if card in _CHALLENGED:
             victim = self._step(t)
             if self._stacked:
                 self._pending += 4
                 self._advance(t)
-            else:
-                self._pending = 4
-                self._offender = t
-                self._phase = "challenge"
-                self._set_turn(victim)
+                return
+            self._wild_draw(t, victim, card)
+            return
+        if card == "dementor":
+            self._play_dementor(t)
             return
         if card == "wild_shuffle_hands":
             seats = self._shuffle_order(t)
@@ -582,6 +656,155 @@ class Table:
                 self._advance(t, 2)
                 return
         self._advance(t)
+
+    # ---------------------------------------------------------------- themed cards, one each
+    def _wild_draw(self, t: int, victim: int, card: str) -> None:
+        """Wild draw four / Wild Draw Two / Wild Draw Colour, colour named: the victim may
+        challenge (the restriction is the wild draw four's); Wild Draw Colour's victim owes
+        a draw until the colour named, reported by count."""
+        k = _CHALLENGED[card]
+        self._challenged = card
+        self._offender = t
+        self._phase = "challenge"
+        self._set_turn(victim)
+        if k is None:
+            self._pending = 0
+            self._owe_until(victim, self._color, self._step(victim))  # type: ignore[arg-type]
+            self._phase = "challenge"
+        else:
+            self._pending = k
+
+    def _play_dementor(self, t: int) -> None:
+        """Dementor, colour named: the next player draws until a Gryffindor card (the table
+        reports how many) and loses the turn."""
+        victim = self._step(t)
+        self._set_turn(victim)
+        self._phase = "play"
+        self._owe_until(victim, "gryffindor", self._step(victim))
+
+    def _owe_until(self, who: int, colour: str, then: int) -> None:
+        """`who` must report a draw until `colour` (`draw` with `count`); `then` plays next."""
+        self._until = (who, colour, then)
+        self._phase = "play"
+        self._turn = who
+        self._drawn = False
+        self._fast_cards, self._fast_draw = {}, False
+
+    def _settle_until(self, ev: dict, dry: bool) -> None:
+        """The `draw` of a player who owes a draw until a colour: `count` cards, all of them."""
+        assert self._until is not None
+        who, colour, then = self._until
+        p = self._player(ev, required=False)
+        if p is not None and p != who:
+            raise _Reject(f"{self._names[who]} draws until {_until_text(colour)} first, not "
+                          f"{self._names[p]}")
+        count = ev.get("count", 1)
+        if _int(count) is None or count < 1:
+            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+        if count > self._available():
+            raise _Reject(f"only {self._available()} cards are left to draw, not {count}")
+        if dry:
+            return
+        self._end_until()
+        self._close_window(who)
+        got = self._draw(who, count)
+        self._note("penalty_draw", who, f"{self._names[who]} drew {got} until "
+                   f"{_until_text(colour)}")
+        self._after_until(who, then)
+
+    def _after_until(self, who: int, then: int) -> None:
+        self._phase = "play"
+        self._set_turn(then)
+
+    def _end_until(self) -> None:
+        self._until = None
+        self._offender = self._challenged = None
+        if self._phase == "challenge":
+            self._phase = "play"
+        self._fast_cards = self._fast_all if not self._gone else {}
+        self._fast_draw = self._rules.hand_limit is None
+
+    def _reflect(self, actor: int, pending: int) -> None:
+        """Super Mario reflect, laid by the victim of a draw two / wild draw four: whoever laid
+        the draw card draws the pending cards instead; the reflecting player names the colour
+        and play goes on from them."""
+        src = self._offender if self._offender is not None else self._prev(actor, self._dir)
+        self._offender = self._challenged = None
+        self._pending = 0
+        self._stack_top = None
+        self._penalty(src, pending, "reflect", f"is sent back the {pending} cards by "
+                      f"{self._names[actor]}'s reflect card")
+
+    def _play_flip(self, actor: int, card: str) -> None:
+        """A Flip: pile, draw pile and hands are turned over; the other side is in play and the
+        new top (the camera's next `flip`) is the card to match. Hand sizes do not change."""
+        self._face = "dark" if self._face == "light" else "light"
+        self._turned_by = actor
+        self._turn = actor
+        self._phase = "flip"
+        self._fast_cards = {}
+
+    def _turn_over(self, ev: dict, dry: bool) -> None:
+        """The `flip` after a Flip: the new top of the turned pile (its former bottom card).
+        Its effect does not apply; a wild face needs a colour from the player who flipped."""
+        card = self._in_play(self._card(ev.get("card")))
+        read = self._readings(ev)
+        if dry:
+            return
+        t = self._turned_by
+        assert t is not None
+        self._note_reading(read, card, t)
+        self._turned_by = None
+        self._hidden += len(self._pile) - 1   # the rest of the pile shows faces unseen
+        self._pile = [card]
+        self._seen = {card: 1}
+        self._top, self._color = card, INFO[card][0]
+        self._fast_cards = self._fast_all if not self._gone else {}
+        if self._color is None:
+            self._await = "turned"
+            self._from_flip = False
+            self._phase = "color"
+            return
+        self._advance(t)
+
+    def _play_discard_two(self, actor: int, card: str) -> None:
+        """Discard two: the same player lays a second card of its colour (its effect does not
+        apply), or passes when they hold none (laid alone)."""
+        self._second = INFO[card][0]
+        self._phase = "play"
+        self._set_turn(actor)
+        self._drawn = False  # a drawn discard two played: the pass fast path must not fire
+        self._fast_cards, self._fast_draw = {}, False
+
+    def _second_card(self, ev: dict, dry: bool) -> None:
+        """The `play` of a discard two's second card: any card of its colour, no effect."""
+        t = self._turn
+        assert t is not None and self._second is not None
+        card = self._in_play(self._card(ev.get("card")))
+        p = self._player(ev, required=False)
+        if p is not None and p != t:
+            raise _Reject(f"{self._names[t]} lays the discard two's second card, not {self._names[p]}")
+        if INFO[card][0] != self._second or "cards" in ev:
+            raise _Reject(f"the second card of a discard two is one {self._second} card, not "
+                          f"{card} (or pass: the discard two is laid alone)")
+        if ev.get("color") is not None:
+            raise _Reject(f"a colour is named only for wild cards, not {card}")
+        if self._seen.get(card, 0) >= self._deck[card]:
+            raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        if dry:
+            return
+        self._end_second()
+        self._land(t, card)
+        if self._cards[t] == 0:
+            self._end_hand(t, card)
+            return
+        self._open_window(t, card)
+        self._advance(t)
+
+    def _end_second(self) -> None:
+        self._second = None
+        self._fast_cards = self._fast_all if not self._gone else {}
+        self._fast_draw = self._rules.hand_limit is None
 
     def _shuffle_order(self, t: int) -> list[int]:
         """Seats dealt to by shuffle hands, from the next player on (players still in the hand)."""
@@ -649,8 +872,11 @@ class Table:
         return top[0]
 
     def _h_flip(self, ev: dict, dry: bool) -> None:
+        if self._turned_by is not None and self._phase == "flip":
+            self._turn_over(ev, dry)
+            return
         self._expect("flip")
-        card = self._card(ev.get("card"))
+        card = self._in_play(self._card(ev.get("card")))
         read = self._readings(ev)
         if self._draw_pile < 1:
             raise _Reject("the draw pile is empty")
@@ -658,7 +884,7 @@ class Table:
             return
         self._note_reading(read, card, None)
         color, sym = INFO[card]
-        if (card in _RETURNED_FIRST or
+        if (card in _RETURNED_FIRST or sym == "flip" or
                 (self._rules.first_card == "number_only" and not sym.isdigit())):
             self._note("card_returned", None, f"{card} cannot start the pile: it goes back in "
                        "the deck; turn up another")
@@ -671,8 +897,9 @@ class Table:
         first = (self._dealer + 1) % self._n
         self._dir = 1
         self._turn = None
-        if sym == "draw_two":
-            self._penalty(first, 2, "penalty_draw", "is hit by the first card's draw two")
+        if sym in _DRAWS:  # draw two (or UNO Flip's draw one)
+            k = _DRAWS[sym]
+            self._penalty(first, k, "penalty_draw", f"is hit by the first card's {sym.replace('_', ' ')}")
             self._set_turn(first)
             self._advance(first)
         elif sym == "reverse":
@@ -707,6 +934,9 @@ class Table:
         if phase == "take_back":
             if self._cards[t] == 0:
                 raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
+            if INFO[self._top][1] in _MUST_TAKE_BACK:  # type: ignore[index]
+                raise _Reject(f"{self._names[t]}'s illegal {self._top} must be taken back first: "
+                              f"its effect cannot stand")
             stand = True
             t, d, pending, victim = self._coloured_effect(INFO[self._top][1], t, d, 0)  # type: ignore[index]
         # (a standing illegal draw two is still the top card, so _answers sees it)
@@ -751,12 +981,21 @@ class Table:
                         self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
                     self._turn = nt
                     return
+        if self._second is not None and self._phase == "play":
+            self._second_card(ev, dry)
+            return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            who, colour, _ = self._until
+            raise _Reject(f"{self._names[who]} must first draw until {_until_text(colour)}: "
+                          f"say how many (draw with count)")
         if "cards" in ev:
             names = self._laid_cards(ev)
             card = names[-1]
         else:
             card = self._card(card)
             names = [card]
+        for c in names:
+            self._in_play(c)
         read = self._readings(ev)
         color, sym = INFO[card]
         named = ev.get("color")
@@ -803,10 +1042,7 @@ class Table:
             for c in names:
                 self._land(actor, c)
         if stand:  # the illegal card counts as played, effects included
-            self._dir, self._pending = d, pending
-            if victim is not None:
-                self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
-            self._phase = "play"
+            self._stand(d, pending, victim, before_top)
         if accept:
             v = self._prev(t, d)
             self._pending = 0
@@ -838,16 +1074,24 @@ class Table:
                 self._stack_top = before_top
             self._deflect(actor, sym, pending)
             return
+        if answer and sym == "mario_reflect":
+            self._reflect(actor, pending)
         if self._cards[actor] == 0:
+            if sym == "flip":  # a last Flip still turns the cards: the hand scores on that side
+                self._face = "dark" if self._face == "light" else "light"
             self._final_draw(actor, sym, answer)
             self._end_hand(actor, card)
             return
         self._open_window(actor, card)
+        themed = _THEMED_PLAY.get(sym)
+        if themed is not None:
+            themed(self, actor, card)
+            return
         if color is None:
             self._await = card
             self._from_flip = False
-            self._stacked = answer
-            if card == "wild_draw_four":
+            self._stacked = answer and sym != "mario_reflect"
+            if card in _CHALLENGED:
                 self._before_color = before_color
             self._phase = "color"
             if named is not None:
@@ -874,12 +1118,20 @@ class Table:
         nt, nd, np, nv = self._coloured_effect(sym, actor, self._dir, self._pending if answer else 0)
         self._dir, self._pending = nd, np
         if nv is not None:
-            self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
+            self._penalty(nv, _DRAWS[sym], "penalty_draw", f"is hit by a {sym.replace('_', ' ')}")
         self._phase = "play"
         self._set_turn(nt)
         if nt == actor:  # 2-player skip/reverse/draw two: the same player plays again
             self._drawn = False
             self._caller = None
+
+    def _stand(self, d: int, pending: int, victim: int | None, top: str | None) -> None:
+        """An illegal card left standing takes effect (a draw card's victim draws)."""
+        self._dir, self._pending = d, pending
+        if victim is not None:
+            sym = INFO[top][1]  # type: ignore[index]
+            self._penalty(victim, _DRAWS[sym], "penalty_draw", f"is hit by a {sym.replace('_', ' ')}")
+        self._phase = "play"
 
     def _laid_cards(self, ev: dict) -> list[str]:
         """The cards a play lays, in order: `card`, or `multiple_play`'s `cards` (same number;
@@ -936,7 +1188,7 @@ class Table:
 
     def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
         """A last draw two / wild draw four still hits the next player (and any stack)."""
-        k = {"draw_two": 2, "wild_draw_four": 4}.get(sym, 0)
+        k = _FINAL_DRAWS.get(sym, 0)
         if sym == "wild_customizable" and self._rules.customizable == "draw_three":
             k = 3
         if k:
@@ -1059,6 +1311,12 @@ class Table:
                 self._draw(t, 1)  # type: ignore[arg-type]
             self._drawn = True
             return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            self._settle_until(ev, dry)
+            return
+        if self._second is not None and self._phase == "play":
+            raise _Reject(f"{self._names[self._turn]} lays a second {self._second} card with the "  # type: ignore[index]
+                          f"discard two, or passes (no drawing)")
         count = ev.get("count", 1)
         if _int(count) is None or count < 1:
             raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
@@ -1080,10 +1338,7 @@ class Table:
         if dry:
             return
         if stand:
-            self._dir, self._pending = d, pending
-            if victim is not None:
-                self._penalty(victim, 2, "penalty_draw", "is hit by a draw two")
-            self._phase = "play"
+            self._stand(d, pending, victim, self._top)
         if take or accept:
             self._stack_top = None
         if take:
@@ -1112,9 +1367,25 @@ class Table:
             self._caller = None
             self._turn = (self._turn + self._dir) % self._n  # type: ignore[operator]
             return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            who, colour, then = self._until
+            if self._available() > 0:
+                raise _Reject(f"{self._names[who]} must first draw until {_until_text(colour)}: "
+                              f"say how many (draw with count)")
+            if dry:
+                return
+            self._end_until()  # nothing left to draw: the draw is over before it began
+            self._after_until(who, then)
+            return
         self._expect("play")
         t = self._turn
         assert t is not None
+        if self._second is not None:
+            if dry:
+                return
+            self._end_second()  # no second card of the colour: the discard two is laid alone
+            self._advance(t)
+            return
         if self._pending:
             raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
         at_limit = self._limit_blocks(t, 1)  # may not draw, so may pass
@@ -1149,7 +1420,7 @@ class Table:
             self._window_called = True
             self._note("uno_called", w, f"{self._names[w]} called UNO!")
             return
-        if self._phase not in _IN_HAND:
+        if self._phase not in _IN_HAND and self._turned_by is None:
             raise _Reject("no hand is being played")
         p = self._player(ev, required=False)
         w = self._window
@@ -1227,6 +1498,9 @@ class Table:
         if not isinstance(cards, list):
             raise _Reject("\"cards\" must be a list of card names")
         names = [self._card(c) for c in cards]
+        if phase in ("evidence", "scores"):
+            for c in names:
+                self._in_play(c)
         if phase == "evidence":
             p = self._player(ev, required=False)
             if p is not None and p != self._offender:
@@ -1245,7 +1519,7 @@ class Table:
             if dry:
                 return
             self._recount(p, len(names))
-            self._score(p, sum(parse_card(c).points for c in names))
+            self._score(p, sum(self._points[c] for c in names))
             return
         if phase == "deal" and self._hand == 0 and self._rules.dealer_by_draw:
             p = self._player(ev)
@@ -1279,19 +1553,38 @@ class Table:
     def _judge(self, guilty: bool) -> None:
         off, victim = self._offender, self._victim
         assert off is not None and victim is not None
-        self._offender = None
+        card, k = self._challenged or "wild_draw_four", self._pending
+        self._offender = self._challenged = None
         self._pending = 0
         self._stack_top = None
         self._turn = victim
+        if card == "wild_draw_colour":
+            self._judge_until(guilty, off, victim)
+            return
         if guilty:
-            self._penalty(off, 4, "challenge_upheld", "held a playable colour: challenge upheld")
+            self._penalty(off, k, "challenge_upheld", "held a playable colour: challenge upheld")
             self._phase = "play"
             self._drawn = False
             if self._caller != victim:
                 self._caller = None
         else:
-            self._penalty(victim, 6, "challenge_failed", "challenged an honest wild draw four")
+            self._penalty(victim, k + 2, "challenge_failed",
+                          f"challenged an honest {card.replace('_', ' ')}")
             self._advance(victim)
+
+    def _judge_until(self, guilty: bool, off: int, victim: int) -> None:
+        """Wild Draw Colour judged: guilty, its player draws until the colour instead and the
+        victim plays; innocent, the victim draws 2 plus until the colour and loses the turn."""
+        assert self._until is not None
+        colour = self._until[1]
+        if guilty:
+            self._note("challenge_upheld", off, f"{self._names[off]} held a playable colour: "
+                       f"challenge upheld: draws until a {colour} card")
+            self._owe_until(off, colour, victim)
+            return
+        self._penalty(victim, 2, "challenge_failed", "challenged an honest wild draw colour "
+                      f"(and draws until a {colour} card)")
+        self._owe_until(victim, colour, self._step(victim))
 
     def _scorers(self) -> list[int]:
         """The losers whose points the hand's score needs, clockwise from the winner (`teams`
@@ -1493,6 +1786,14 @@ def _event_of(note: dict) -> int:
 
 
 _H_UNDO = Table._h_undo
+# Coloured themed symbols whose effect is more than the turn order (`_coloured_effect`).
+_THEMED_PLAY: dict[str, Callable[[Table, int, str], None]] = {
+    "flip": Table._play_flip,
+    "discard_two": Table._play_discard_two,
+}
+# A last card of these still hits the next player (rules.md, end of a hand).
+_FINAL_DRAWS = {"draw_two": 2, "wild_draw_four": 4, "draw_one": 1, "draw_five": 5,
+                "wild_draw_two": 2}
 _HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
     "game": Table._h_game,
     "deal": Table._h_deal,

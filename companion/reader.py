@@ -4,7 +4,8 @@ The detector finds where cards are; the reader looks at each found box (grown a 
 stretched to a square, exactly as in training, see `cardcrops.crop_square`) and says which
 symbol it shows, or "none". A small classifier on a big, centred card generalises to real
 photos far better than the detector's own 57-way class guess, and its classes (symbols, not
-colours) pool every colour's examples. The colour is read from the pixels (colour.py).
+colours) pool every colour's examples. The colour comes from the colour reader (colour.py),
+which loads through this same class.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class CardReader:
     Each crop is read as it is and turned half a turn (`turns`, in quarter turns), and the
     reads are averaged: the reader learned that a turned card is the same card, and two
     views outvote one view's slip (measured on the real photos: 2.8x fewer misreads on the
-    classic set, a sixth fewer on the webcam set; see models/README.md)."""
+    classic set, a sixth fewer on the webcam set; see models/HISTORY.md)."""
 
     def __init__(self, weights: str | Path, turns: Sequence[int] = (0, 2), classes: Sequence[str] = SYMBOL_CLASSES,
                  size: int = READER_SIZE, what: str = "card reader") -> None:

@@ -233,7 +233,8 @@ class Referee:
             table, game_id = self._table_for(event)
             accepted = isinstance(event, dict) and table.check(event) is None
             # The line is on disk before the engine moves: a failed write raises here.
-            self.store.append(game_id, event, accepted, source=source, request_id=request_id)
+            self.store.append(game_id, event, accepted, source=source, request_id=request_id,
+                              join_league=accepted)
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
             notices = table.push(event)

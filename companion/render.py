@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from companion.cards import parse_card
+from companion.cards import THEMED_NAMES, parse_card
 
 DESIGNS: tuple[str, ...] = ("classic", "modern")
 ASPECT = 56 / 87  # width / height of a real card
@@ -35,6 +35,13 @@ CARD_RGB: dict[str, tuple[int, int, int]] = {
 }
 BLACK = (20, 20, 20)
 WHITE = (250, 250, 248)
+# UNO Flip's dark side (rules.md): pink, teal, orange, purple, on black-bordered faces.
+DARK_RGB: dict[str, tuple[int, int, int]] = {
+    "pink": (226, 60, 150),
+    "teal": (0, 150, 150),
+    "orange": (240, 120, 20),
+    "purple": (110, 50, 160),
+}
 
 _SYMBOL_TEXT = {"draw_two": "+2", "wild_draw_four": "+4"}
 
@@ -260,6 +267,8 @@ def render_card(
     if design not in DESIGNS:
         raise ValueError(f"unknown design {design!r}: use one of {', '.join(DESIGNS)}")
     card = parse_card(name)
+    if name in THEMED_NAMES:  # drawn apart: the classic faces (training data) stay as they are
+        return _render_themed(name, height, rng)
     scale = 2  # draw at twice the size, then shrink: smooth edges
     H = height * scale
     W = int(round(height * ASPECT)) * scale
@@ -412,4 +421,104 @@ def render_card(
     return np.ascontiguousarray(bgra)
 
 
-__all__ = ["DESIGNS", "ASPECT", "CARD_RGB", "render_card"]
+# Big glyph text of the themed cards that have no drawn glyph.
+_THEMED_TEXT = {"draw_one": "+1", "draw_five": "+5", "discard_two": "-2",
+                "wild_draw_two": "+2", "wild_draw_colour": "+?"}
+
+
+def _flip_glyph(draw: ImageDraw.ImageDraw, c, r: float, fill, outline, stroke: int) -> None:
+    """UNO Flip's flip: two arrows, one up, one down."""
+    _arrow(draw, (c[0] - r * 0.35, c[1] + r * 0.7), (c[0] - r * 0.35, c[1] - r * 0.7), r * 0.28,
+           fill, outline, stroke)
+    _arrow(draw, (c[0] + r * 0.35, c[1] - r * 0.7), (c[0] + r * 0.35, c[1] + r * 0.7), r * 0.28,
+           fill, outline, stroke)
+
+
+def _render_themed(name: str, height: int, rng: random.Random | None) -> np.ndarray:
+    """A themed face (rules.md, "Themed decks and cards"): UNO Flip's light faces like the
+    classic print (white border, white oval); its dark faces black-bordered, a black oval on
+    pink, teal, orange or purple; the other decks' specials on a black body. Drawn for the
+    recognizer's future training and the phone's card art; no real photos of them are here."""
+    card = parse_card(name)
+    scale = 2
+    H = height * scale
+    W = int(round(height * ASPECT)) * scale
+    dark = card.side == "dark"
+    img = Image.new("RGB", (W, H), _jitter(BLACK if dark else WHITE, rng, 6))
+    draw = ImageDraw.Draw(img)
+    border = W * 0.05
+    palette = DARK_RGB if dark else CARD_RGB
+    body = _jitter(palette[card.color], rng) if card.color else _jitter(BLACK, rng, 8)
+    draw.rounded_rectangle([border, border, W - border, H - border], radius=W * 0.04, fill=body)
+    c = (W / 2, H / 2)
+    stroke = max(1, int(W * 0.012))
+    centre = BLACK if dark else WHITE
+    if card.color:
+        rx, ry = W * 0.40, H * 0.40
+        oval = Image.new("L", (W, H), 0)
+        ImageDraw.Draw(oval).ellipse([c[0] - rx * 0.95, c[1] - ry, c[0] + rx * 0.95, c[1] + ry], fill=255)
+        oval = oval.rotate(-32, center=c, resample=Image.BICUBIC)
+        img.paste(Image.new("RGB", (W, H), centre), (0, 0), oval)
+        draw = ImageDraw.Draw(img)
+    glyph = body if card.color else WHITE
+    outline = WHITE if dark else BLACK
+    r = W * 0.34
+    big = int(H * 0.34)
+    sym = card.symbol
+    if card.number is not None or sym in _THEMED_TEXT:
+        text = card.symbol if card.number is not None else _THEMED_TEXT[sym]
+        if sym in ("wild_draw_two", "wild_draw_colour", "dark_wild"):
+            _dark_wild_face(img, c, W * 0.34, H * 0.34, dark) if dark else \
+                _wild_face(img, c, W * 0.34, H * 0.34, -32, rng, False)
+            draw = ImageDraw.Draw(img)
+            big = int(H * 0.2)
+        _text_centered(draw, c, text, big, glyph, outline, stroke * 2, shadow=BLACK,
+                       shadow_offset=W * 0.02, underline=text in ("6", "9"))
+    elif sym == "skip":
+        _skip_glyph(draw, c, r, glyph, outline, stroke)
+    elif sym == "skip_everyone":  # two skip signs, overlapping
+        _skip_glyph(draw, (c[0] - r * 0.3, c[1] - r * 0.3), r * 0.7, glyph, outline, stroke)
+        _skip_glyph(draw, (c[0] + r * 0.3, c[1] + r * 0.3), r * 0.7, glyph, outline, stroke)
+    elif sym == "reverse":
+        _reverse_glyph(draw, c, r, glyph, outline, stroke, True, 0.0)
+    elif sym == "flip":
+        _flip_glyph(draw, c, r, glyph, outline, stroke)
+    elif name == "dark_wild":
+        _dark_wild_face(img, c, W * 0.36, H * 0.36, True)
+    elif name == "mario_reflect":  # a red and a blue arrow bouncing back
+        _arrow(draw, (c[0] - W * 0.3, c[1] - H * 0.12), (c[0] + W * 0.25, c[1] + H * 0.02), W * 0.1,
+               _jitter(CARD_RGB["red"], rng), WHITE, stroke)
+        _arrow(draw, (c[0] + W * 0.25, c[1] + H * 0.06), (c[0] - W * 0.3, c[1] + H * 0.18), W * 0.1,
+               _jitter(CARD_RGB["blue"], rng), WHITE, stroke)
+    elif name == "dementor":  # a grey hooded shape
+        draw.ellipse([c[0] - W * 0.22, c[1] - H * 0.25, c[0] + W * 0.22, c[1] + H * 0.05], fill=(120, 120, 125))
+        draw.polygon([(c[0] - W * 0.3, c[1] + H * 0.3), (c[0], c[1] - H * 0.1), (c[0] + W * 0.3, c[1] + H * 0.3)],
+                     fill=(90, 90, 95))
+        draw.ellipse([c[0] - W * 0.1, c[1] - H * 0.16, c[0] + W * 0.1, c[1] - H * 0.02], fill=BLACK)
+    corner = card.symbol if card.number is not None else _THEMED_TEXT.get(sym, "")
+    if corner:
+        _text_centered(draw, (border + W * 0.11, border + H * 0.075), corner, int(H * 0.1), WHITE,
+                       BLACK, stroke)
+    if rng is not None and rng.random() < 0.3:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
+    rgb = np.asarray(img.resize((W // scale, H // scale), Image.LANCZOS))
+    h, w = rgb.shape[:2]
+    alpha_img = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(alpha_img).rounded_rectangle([0, 0, w - 1, h - 1], radius=int(round(w * 0.07)), fill=255)
+    return np.ascontiguousarray(np.dstack([rgb[:, :, ::-1], np.asarray(alpha_img)]).astype(np.uint8))
+
+
+def _dark_wild_face(img: Image.Image, c, rx: float, ry: float, dark: bool) -> None:
+    """The dark wild's oval in the four dark colours."""
+    size = img.size
+    quarters = Image.new("RGB", size, BLACK)
+    qd = ImageDraw.Draw(quarters)
+    cols = [DARK_RGB[k] for k in ("pink", "teal", "orange", "purple")]
+    for i, col in enumerate(cols):
+        qd.pieslice([c[0] - rx, c[1] - ry, c[0] + rx, c[1] + ry], i * 90, i * 90 + 90, fill=col)
+    mask = Image.new("L", size, 0)
+    ImageDraw.Draw(mask).ellipse([c[0] - rx, c[1] - ry, c[0] + rx, c[1] + ry], fill=255)
+    img.paste(quarters, (0, 0), mask)
+
+
+__all__ = ["DESIGNS", "ASPECT", "CARD_RGB", "DARK_RGB", "render_card"]

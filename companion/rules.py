@@ -41,8 +41,12 @@ def _suggest(word: str, choices: tuple[Any, ...]) -> str:
 class Rules:
     """Every table option with its default (rules.md)."""
 
-    deck: str = "classic"               # classic (108), modern (112), swap (108 + swap_cards)
+    deck: str = "classic"               # classic (108), modern (112), swap (108 + swap_cards), flip (112)
     swap_cards: int = 1                 # wild swap hands cards in a `swap` deck
+    # themed cards added to a classic, modern or swap deck (rules.md, "Themed decks and cards")
+    discard_two: int = 0                # Triple Play discard two cards per colour
+    mario_reflect: int = 0              # Super Mario reflect cards
+    dementor: int = 0                   # Harry Potter Dementor cards
     hand_size: int = 7                  # cards dealt to each player
     first_card: str = "classic"         # classic | number_only
     target: int = 500                   # points that end the game
@@ -71,11 +75,13 @@ class Rules:
 
     @property
     def deck_counts(self) -> dict[str, int]:
-        return dict(deck(self.deck, self.swap_cards))
+        return dict(deck(self.deck, self.swap_cards, self.discard_two, self.mario_reflect,
+                         self.dementor))
 
     @property
     def deck_size(self) -> int:
-        return deck_size(self.deck, self.swap_cards)
+        return deck_size(self.deck, self.swap_cards, self.discard_two, self.mario_reflect,
+                         self.dementor)
 
     def stacks(self, symbol: str) -> bool:
         """Whether a pending penalty whose last card is `symbol` may be answered by another."""
@@ -91,13 +97,13 @@ class Rules:
 
     @property
     def answerable(self) -> bool:
-        """Whether a player hit by a draw card may answer it (stack or deflect) at all."""
-        return self.stacking is not False or self.deflect is not False
+        """Whether a player hit by a draw card may answer it (stack, deflect, reflect) at all."""
+        return self.stacking is not False or self.deflect is not False or self.mario_reflect > 0
 
     @property
     def draw_two_waits(self) -> bool:
         """A draw two's cards wait for its victim's answer instead of landing at once."""
-        return self.stacks("draw_two") or self.deflect is not False
+        return self.stacks("draw_two") or self.deflect is not False or self.mario_reflect > 0
 
     def finish_forbidden(self, card_symbol: str, wild: bool) -> str | None:
         """The option that forbids going out on this card, or None."""
@@ -123,7 +129,10 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 _BOOLS = ("jump_in", "seven_zero", "draw_until_playable", "dealer_by_draw", "multiple_play",
           "no_action_finish", "no_wild_finish", "teams", "double_score")
 # name -> smallest allowed value
-_INTS = {"swap_cards": 1, "hand_size": 1, "target": 1, "illegal_play_penalty": 0}
+_INTS = {"swap_cards": 1, "hand_size": 1, "target": 1, "illegal_play_penalty": 0,
+         "discard_two": 0, "mario_reflect": 0, "dementor": 0}
+# themed counts: at most this many of each (a deck stays a deck)
+_THEMED_MAX = 8
 # optional counts: null (off) or a whole number in the range
 _OPTIONAL_INTS = {"hand_limit": (2, 1000), "elimination": (2, 1000), "turn_seconds": TURN_SECONDS_RANGE}
 
@@ -158,7 +167,17 @@ def check_rule(key: str, value: Any) -> None:
 
 
 def _check_together(rules: Rules) -> None:
-    """Options that only make sense against each other (counts above the hand dealt)."""
+    """Options that only make sense against each other (counts above the hand dealt; the
+    themed cards and the draw-card house rules against the flip deck)."""
+    if rules.deck == "flip":
+        for key in ("discard_two", "mario_reflect", "dementor"):
+            if getattr(rules, key):
+                raise RulesError(f"rule {key} adds cards to a classic, modern or swap deck, "
+                                 f"not to the flip deck")
+        for key in ("stacking", "deflect", "seven_zero"):
+            if getattr(rules, key) is not False:
+                raise RulesError(f"rule {key} is not defined for the flip deck's cards: "
+                                 f"leave it off with deck=flip")
     for key in ("hand_limit", "elimination"):
         value = getattr(rules, key)
         if value is not None and value <= rules.hand_size:
@@ -223,4 +242,6 @@ def _check_value(key: str, value: Any) -> Any:
     low = _INTS[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise RulesError(f"rule {key} takes a whole number of at least {low}, not {value!r}")
+    if key in ("discard_two", "mario_reflect", "dementor") and value > _THEMED_MAX:
+        raise RulesError(f"rule {key} takes a count 0-{_THEMED_MAX}, not {value!r}")
     return value

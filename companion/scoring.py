@@ -39,6 +39,17 @@ def game_winner(rules: Rules, hands_played: int, scores: Sequence[int],
             return None
     elif max(scores) < rules.target:
         return None
+    return placings(rules, scores, hands_won, end_cards, last_draw)[0]
+
+
+def placings(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
+             end_cards: Sequence[int], last_draw: Sequence[int]) -> list[int]:
+    """Seats from first to last: the most points (`lowest_wins`: the fewest), then the
+    tie-breaks of `game_winner`; the first is the game's winner once it is over.
+
+    >>> placings(Rules(), [120, 510, 300], [1, 3, 2], [4, 0, 6], [9, 8, 7])
+    [1, 2, 0]
+    """
     sign = -1 if rules.scoring == "winner_takes" else 1
-    return min(range(len(scores)), key=lambda i: (sign * scores[i], -hands_won[i],
-                                                  end_cards[i], last_draw[i], i))
+    return sorted(range(len(scores)), key=lambda i: (sign * scores[i], -hands_won[i],
+                                                     end_cards[i], last_draw[i], i))

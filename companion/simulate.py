@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator, Mapping
 
-from companion.cards import COLORS
-from companion.engine import _PLAYABLE, INFO, Table, playable
+from companion.cards import COLORS, DARK_NAMES, points
+from companion.engine import _MUST_TAKE_BACK, _PLAYABLE, INFO, SIDE_COLORS, Table, playable
 from companion.engine import playable_set as _playable_set
 from companion.rules import check_players, parse_rules
 
@@ -40,7 +40,12 @@ class _Sim:
         self.n = players
         self.names = list(NAMES[:players])
         self.table = Table()
-        self.full_deck = [c for c, k in self.rules.deck_counts.items() for _ in range(k)]
+        counts = self.rules.deck_counts
+        # UNO Flip: a physical card is dealt by its light face; `other` names its other face
+        self.full_deck = [c for c, k in counts.items() if c not in DARK_NAMES for _ in range(k)]
+        self.other = _pair_faces(counts, self.rng) if self.rules.deck == "flip" else {}
+        self.face = "light"
+        self.points = {c: points(c, self.rules.deck) for c in counts}
         self.effect: tuple | None = None  # a physical effect waiting for colour / target
         self.out: list[dict] = []
         self.seq = 0
@@ -50,7 +55,9 @@ class _Sim:
         # common-case loops do not know them, so every decision takes the full path
         self.house_turns = bool(r.multiple_play or r.no_action_finish or r.no_wild_finish
                                 or r.hand_limit is not None)
-        self.lean = not r.jump_in and not self.house_turns
+        # themed cards (flip, discard two, reflect, Dementor) take the full path too
+        self.themed = bool(r.deck == "flip" or r.discard_two or r.mario_reflect or r.dementor)
+        self.lean = not r.jump_in and not self.house_turns and not self.themed
         # False: a table that makes no mistakes and never leaves a choice to chance it need
         # not (every UNO called, wild colours named in the play, points said at scoring)
         self.mistakes = mistakes
@@ -160,16 +167,17 @@ class _Sim:
         return t
 
     def best_color(self, p: int) -> str:
+        colors = SIDE_COLORS[self.table._face]
         if not self.mistakes:  # at random, as rlcard's random player names it
-            return COLORS[int(self.random() * 4)]
-        counts = {c: 0 for c in COLORS}
+            return colors[int(self.random() * 4)]
+        counts = {c: 0 for c in colors}
         for card in self.hands[p]:
             col = INFO[card][0]
             if col is not None:
                 counts[col] += 1
         if self.rng.random() < 0.2:
-            return self.rng.choice(COLORS)
-        return max(COLORS, key=counts.__getitem__)
+            return self.rng.choice(colors)
+        return max(colors, key=counts.__getitem__)
 
     def play(self, p: int, card: str, extra: dict | None = None,
              legal: bool = True) -> None:
@@ -207,6 +215,8 @@ class _Sim:
         if inline:
             ev["color"] = self.best_color(p)
         self.push(ev)
+        if self.themed:
+            self.themed_after_play(p)
         if self.effect is not None and self.effect[0] == "swap" and self.target in t._gone:
             # the play itself put the chosen target out (a penalty it brought): choose again
             self.target = rng.choice([i for i in range(self.n) if i != p and i not in t._gone])
@@ -216,6 +226,69 @@ class _Sim:
             self.push({"type": "color", "color": self.best_color(p)})
         if t._phase == "target":
             self.push({"type": "target", "player": self.names[self.target]})
+
+    # -- themed cards --------------------------------------------------------------------
+    def themed_after_play(self, p: int) -> None:
+        """A Flip turns every card over (and the new top is reported); a discard two takes a
+        second card of its colour along, or is laid alone."""
+        t = self.table
+        if t._face != self.face:
+            self.turn_over()
+        if t._second is not None and t._turn == p and t._phase == "play":
+            same = [c for c in self.hands[p] if INFO[c][0] == t._second]
+            if same and self.rng.random() < 0.9:
+                card = self.rng.choice(same)
+                self.play_real(p, card)
+                self.push({"type": "play", "card": card})
+            else:
+                self.push({"type": "pass"})
+
+    def turn_over(self) -> None:
+        """Every hand, the draw pile and the discard pile are turned over: each card shows its
+        other face; the discard pile's former bottom card is its new top."""
+        t, other = self.table, self.other
+        self.face = t._face
+        for hand in self.hands:
+            hand[:] = [other[c] for c in hand]
+        self.draw[:] = [other[c] for c in self.draw]  # in place: the play loops hold these lists
+        self.discard[:] = [other[c] for c in reversed(self.discard)]
+        if t._turned_by is not None:
+            self.push({"type": "flip", "card": self.discard[-1]})
+
+    def draw_until(self) -> None:
+        """Wild Draw Colour or Dementor: draw one card at a time until the colour (a Gryffindor
+        card: one in four, at random), then say how many."""
+        t = self.table
+        who, colour, _ = t._until  # type: ignore[misc]
+        hand, draw, discard, rnd = self.hands[who], self.draw, self.discard, self.random
+        n = 0
+        while True:
+            if not draw:  # as the referee reshuffles: every card but the top one
+                if len(discard) <= 1:
+                    break
+                draw.extend(discard[:-1])
+                del discard[:-1]
+            i = int(rnd() * len(draw))
+            draw[i], draw[-1] = draw[-1], draw[i]
+            card = draw.pop()
+            hand.append(card)
+            n += 1
+            if (rnd() < 0.25) if colour == "gryffindor" else INFO[card][0] == colour:
+                break
+        self.push({"type": "draw", "count": n} if n else {"type": "pass"})
+
+    def owed_until(self) -> bool:
+        """A draw until a colour is owed: the victim of a Wild Draw Colour may challenge it
+        first; else whoever owes it draws. True if something was done."""
+        t = self.table
+        if t._until is None or t._phase not in ("play", "challenge"):
+            return False
+        if t._phase == "challenge" and self.mistakes and self.rng.random() < 0.3:
+            self.push({"type": "challenge"})
+            self.evidence()
+            return True
+        self.draw_until()
+        return True
 
     def uno_calls(self) -> None:
         """After a play: the player who went down to one card may call; others may catch."""
@@ -244,9 +317,11 @@ class _Sim:
         t = self.table
         rng, names = self.rng, self.names
         phase = t._phase
+        if self.themed and self.owed_until():
+            return
         if phase == "take_back":
             off = self.on_turn()
-            if t._cards[off] == 0 or rng.random() < 0.8:
+            if t._cards[off] == 0 or rng.random() < 0.8 or INFO[t._top][1] in _MUST_TAKE_BACK:
                 card = self.discard.pop()
                 self.hands[off].append(card)
                 self.push({"type": "take_back"})
@@ -351,6 +426,8 @@ class _Sim:
         """One decision of a table without mistakes (phase play or challenge): answer or take
         a pending penalty, else play a random legal card, else draw, else pass."""
         t, rng, hands = self.table, self.rng, self.hands
+        if self.themed and self.owed_until():
+            return
         p = self.on_turn()
         hand = hands[p]
         pending = t._pending
@@ -573,6 +650,7 @@ class _Sim:
         self.hands = [[] for _ in range(self.n)]
         self.draw = list(self.full_deck)
         self.discard = []
+        self.face = "light"
         if first and self.rules.dealer_by_draw:
             while True:
                 shown = {i: rng.choice(self.full_deck) for i in range(self.n)}
@@ -607,14 +685,14 @@ class _Sim:
                 continue
             if not self.mistakes:  # said, straight to the referee (nothing physical moves)
                 ev = {"type": "points", "player": self.names[i],
-                      "points": sum(map(_POINTS.__getitem__, self.hands[i]))}
+                      "points": sum(map(self.points.__getitem__, self.hands[i]))}
                 self.check(ev, t.push(ev))
                 self.out.append(ev)
             elif rng.random() < 0.6:
                 self.push({"type": "reveal", "player": self.names[i],
                            "cards": list(self.hands[i])})
             else:
-                pts = sum(_POINTS[c] for c in self.hands[i])
+                pts = sum(self.points[c] for c in self.hands[i])
                 self.push({"type": "points", "player": self.names[i], "points": pts})
 
 
@@ -624,6 +702,20 @@ _INLINE_WILD = frozenset(("wild", "wild_draw_four", "wild_customizable"))
 _IN_PLAY = frozenset(("play", "challenge"))
 _POINTS = {name: (50 if c is None and name != "wild_swap_hands" else 40 if c is None else
                   int(s) if s.isdigit() else 20) for name, (c, s) in INFO.items()}
+
+
+def _pair_faces(counts: Mapping[str, int], rng: random.Random) -> dict[str, str]:
+    """UNO Flip's double-sided cards: each light face name is paired with a dark face name of
+    the same count, at random (both copies of a name share their other face: a simplification
+    that keeps hands as lists of names). The map goes both ways."""
+    pairs: dict[str, str] = {}
+    for k in sorted(set(counts.values())):
+        light = sorted(c for c, m in counts.items() if m == k and c not in DARK_NAMES)
+        dark = sorted(c for c, m in counts.items() if m == k and c in DARK_NAMES)
+        rng.shuffle(dark)
+        for a, b in zip(light, dark):
+            pairs[a], pairs[b] = b, a
+    return pairs
 
 
 def simulate_hands(players: int, hands: int, seed: int,

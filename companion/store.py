@@ -23,7 +23,7 @@ from typing import Any
 
 from companion.errors import CompanionError, InputFileError
 
-SCHEMA_VERSION = 2  # 2: events.request_id (a phone's id for exactly-once retries)
+SCHEMA_VERSION = 3  # 2: events.request_id (a phone's id for exactly-once retries); 3: leagues
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -42,7 +42,22 @@ CREATE TABLE IF NOT EXISTS events (
     request_id TEXT,                             -- the sender's id for this request, if any
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS leagues (                 -- version 3: league night (rules.md)
+    n        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id       TEXT NOT NULL UNIQUE,
+    name     TEXT NOT NULL,
+    created  REAL NOT NULL,
+    victory_points TEXT NOT NULL,                -- JSON list: points per placing, 1st first
+    closed   INTEGER NOT NULL DEFAULT 0          -- 1: new games no longer join it
+);
+CREATE TABLE IF NOT EXISTS league_games (
+    league_id TEXT NOT NULL REFERENCES leagues(id),
+    game_id   TEXT NOT NULL REFERENCES games(id),
+    PRIMARY KEY (league_id, game_id)
+);
 """
+# Older files gain the league tables when opened (CREATE TABLE IF NOT EXISTS: no copy, every
+# game and event stays as it was).
 # Version 1 files gain the request id column when opened (an ALTER, no copy).
 _REQUEST_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_request ON events(request_id) "
                   "WHERE request_id IS NOT NULL")
@@ -206,12 +221,14 @@ class EventStore:
         source: str = "",
         finished: bool | None = None,
         request_id: str | None = None,
+        join_league: bool = False,
     ) -> int:
         """Store one line of game `game_id` and commit; return its seq (0 for the first line).
 
         `finished` (optional) records in the same transaction whether the game is now over,
         which is what `last_unfinished` reads. Raises StoreError if the write fails, in
-        which case nothing was stored.
+        which case nothing was stored. `join_league`: a new game's first line joins the open
+        league (the newest one not closed), in the same transaction.
         """
         text = encode_line(line)
         with self._write("save the event"):
@@ -230,7 +247,68 @@ class EventStore:
                 self._db.execute(
                     "UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)
                 )
+            if join_league and seq == 0:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO league_games (league_id, game_id) "
+                    "SELECT id, ? FROM leagues WHERE closed = 0 ORDER BY n DESC LIMIT 1",
+                    (game_id,))
         return int(seq)
+
+    # -- leagues (rules.md, "Victory points and league night") ----------------------------
+
+    def new_league(self, name: str, victory_points: list[int], league_id: str | None = None) -> str:
+        """Open a league (an evening, a season); games started from now on join it. Any
+        league still open is closed: one league is open at a time."""
+        league_id = league_id or "l" + new_game_id()[1:]
+        with self._write("start a league"):
+            self._db.execute("UPDATE leagues SET closed = 1 WHERE closed = 0")
+            self._db.execute(
+                "INSERT INTO leagues (id, name, created, victory_points) VALUES (?, ?, ?, ?)",
+                (league_id, name, time.time(), json.dumps(list(victory_points))))
+        return league_id
+
+    def close_league(self, league_id: str) -> None:
+        with self._write("close the league"):
+            self._db.execute("UPDATE leagues SET closed = 1 WHERE id = ?", (league_id,))
+
+    def add_to_league(self, league_id: str, game_id: str) -> None:
+        """Put a stored game in a league (a game played before the league was opened)."""
+        if not self.has_game(game_id):
+            raise StoreError(f"no game {game_id!r} in {self.path}")
+        if self.league(league_id) is None:
+            raise StoreError(f"no league {league_id!r} in {self.path}")
+        with self._write("add the game to the league"):
+            self._db.execute("INSERT OR IGNORE INTO league_games (league_id, game_id) VALUES (?, ?)",
+                             (league_id, game_id))
+
+    def leagues(self) -> list[dict[str, Any]]:
+        """Every league, oldest first: id, name, created, victory_points, closed, games."""
+        if self.read_only and not self._read(
+                "SELECT 1 FROM sqlite_master WHERE name = 'leagues'", ()):
+            return []  # an older file opened read-only: it has no leagues yet
+        with self._lock:
+            rows = self._read(
+                "SELECT l.id, l.name, l.created, l.victory_points, l.closed, COUNT(g.game_id) "
+                "FROM leagues l LEFT JOIN league_games g ON g.league_id = l.id GROUP BY l.n "
+                "ORDER BY l.n", ())
+        return [{"id": i, "name": nm, "created": c, "victory_points": json.loads(vp),
+                 "closed": bool(cl), "games": k} for i, nm, c, vp, cl, k in rows]
+
+    def league(self, league_id: str) -> dict[str, Any] | None:
+        for entry in self.leagues():
+            if entry["id"] == league_id:
+                return entry
+        return None
+
+    def league_games(self, league_id: str) -> list[str]:
+        """The league's games in the order they were started."""
+        if self.league(league_id) is None:
+            return []
+        with self._lock:
+            rows = self._read(
+                "SELECT g.id FROM league_games lg JOIN games g ON g.id = lg.game_id "
+                "WHERE lg.league_id = ? ORDER BY g.n", (league_id,))
+        return [r[0] for r in rows]
 
     def set_finished(self, game_id: str, finished: bool) -> None:
         """Record whether a game has reached game_over (an undo can take it back)."""

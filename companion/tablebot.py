@@ -12,6 +12,9 @@ The demo video has no one holding phones, so with the demo (and only then) this 
   colour of the next card in the video (or red), picks the next player as a target, judges a
   challenge innocent, enters points for a hand's losers (7 a card), deals the next hand, and
   starts a new game when one is over.
+- Each time the video starts over, its hand is dealt again in the same game (by the dealer
+  the video's hand had, so the seats play the same cards): the standings build across loops
+  until someone reaches the target, then a new game begins.
 
 Its events are submitted with source "demo-bot", so the store shows who decided what.
 """
@@ -73,9 +76,38 @@ class TableBot:
             self._thread.join(timeout=5)
 
     def new_pass(self, number: int) -> None:
-        """The video starts (again): a new game for the demo table, dealt by the first player."""
+        """The video starts (again): its hand is the next hand of the demo game when that game
+        is on and ready for it (standings build across loops), else a new game begins."""
         with self._lock:
-            self._new_game()
+            state = self.referee.state
+            names = [p["name"] for p in state.get("players") or []]
+            ready = names == self.players and (
+                state.get("waiting_for") == "deal"
+                or (state.get("waiting_for") == "flip" and state.get("dealer") == self._first_dealer()))
+            if not ready:
+                self._new_game()
+                return
+            self._cursor = self._after_first_deal()
+            if state.get("waiting_for") == "deal":
+                self._submit({"type": "deal", "dealer": self._first_dealer()})
+
+    def _first_dealer(self) -> str:
+        first_deal = next((e for e in self.truth if e.get("type") == "deal"), None)
+        return (first_deal or {}).get("dealer") or self.players[0]
+
+    def _after_first_deal(self) -> int:
+        """The truth index just after its first deal (0 when it has none)."""
+        for index, line in enumerate(self.truth):
+            if line.get("type") == "deal":
+                return index + 1
+        return 0
+
+    def _dealer_for_next_hand(self) -> str | None:
+        """The video's dealer when the log deals no more (the video will start over with its
+        hand), else None: the rules rotate the deal."""
+        if any(line.get("type") == "deal" for line in self.truth[self._cursor:]):
+            return None
+        return self._first_dealer()
 
     def _new_game(self) -> None:
         self._cursor = 0
@@ -84,11 +116,8 @@ class TableBot:
         if self.rules:
             game["rules"] = self.rules
         self._submit(game)
-        first_deal = next((e for e in self.truth if e.get("type") == "deal"), None)
-        dealer = (first_deal or {}).get("dealer") or self.players[0]
-        self._submit({"type": "deal", "dealer": dealer})
-        if first_deal is not None:
-            self._cursor = self.truth.index(first_deal) + 1
+        self._submit({"type": "deal", "dealer": self._first_dealer()})
+        self._cursor = self._after_first_deal()
         self._settle(self.referee.state)
 
     # -- following the video -----------------------------------------------------------------
@@ -222,11 +251,12 @@ class TableBot:
                     self._submit({"type": "points", "player": player["name"], "points": POINTS_PER_CARD * player["cards"]})
         elif waiting == "deal" and ("deal", hand) not in self._handled:
             self._handled.add(("deal", hand))
-            self._submit({"type": "deal"})
+            dealer = self._dealer_for_next_hand()
+            self._submit({"type": "deal", **({"dealer": dealer} if dealer and self.truth else {})})
         elif waiting == "game_over" and ("over", hand) not in self._handled:
             self._handled.add(("over", hand))
             self._submit({"type": "game", "players": self.players, **({"rules": self.rules} if self.rules else {})})
-            self._submit({"type": "deal", "dealer": self.players[0]})
+            self._submit({"type": "deal", "dealer": self._first_dealer()})
 
     def _submit(self, event: dict) -> None:
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -90,11 +91,30 @@ def test_a_model_that_is_not_a_yolo_detector_export_is_one_clear_error(tmp_path:
 
 
 @needs_export
-def test_a_fixed_size_export_refuses_another_input_size() -> None:
+def test_the_shipped_finder_runs_a_camera_frame_without_padding_it_square() -> None:
+    finder = OnnxFinder(FINDER_ONNX)
+    assert not finder.fixed and finder.imgsz == 256
+    frame = np.zeros((480, 640, 3), np.uint8)
+    assert letterbox(frame, finder.size, finder.stride, rect=True).image.shape == (192, 256, 3)
+    assert len(finder.find(frame, 0.25, 0.5)) == 0  # an empty table: the 256x192 input runs
+
+
+def test_a_fixed_size_export_refuses_another_input_size(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics", reason="the [train] extra is not installed")
+    from companion.detector import offline_ultralytics
     from companion.errors import CompanionError
 
+    if not FINDER_PT.exists():
+        pytest.skip("no finder weights in models/")
+    offline_ultralytics(tmp_path / "cfg")
+    from ultralytics import YOLO
+
+    shutil.copy2(FINDER_PT, tmp_path / "finder.pt")
+    fixed = Path(YOLO(str(tmp_path / "finder.pt")).export(format="onnx", imgsz=256, dynamic=False, opset=17,
+                                                           device="cpu"))
+    assert OnnxFinder(fixed).fixed
     with pytest.raises(CompanionError, match="exported for 256x256 input, not 320"):
-        OnnxFinder(FINDER_ONNX, imgsz=320)
+        OnnxFinder(fixed, imgsz=320)
 
 
 # -- the same boxes as ultralytics -------------------------------------------------------------------
@@ -151,8 +171,8 @@ def ultralytics_models() -> tuple[Any, Any]:
 def test_the_onnx_finder_gives_ultralytics_boxes_and_names_on_fixed_frames(
         ultralytics_models: tuple[Any, Any], conf: float, agnostic: bool, max_det: int) -> None:
     """Ours against ultralytics' predict: on the same export exactly the same boxes, and on
-    the PyTorch weights (fed the export's square input, `rect=False`: PyTorch's own predict
-    pads only to the stride) the same boxes within a pixel and the same names."""
+    the PyTorch weights (each padded only to the stride, as ours is for the dynamic export)
+    the same boxes within a pixel and the same names."""
     exported, pytorch = ultralytics_models
     finder = OnnxFinder(FINDER_ONNX)
     seen = 0
@@ -163,7 +183,7 @@ def test_the_onnx_finder_gives_ultralytics_boxes_and_names_on_fixed_frames(
         same_export = exported.predict(frame, **options)[0].boxes
         assert len(same_export) == len(ours)
         _match(ours, finder.names, same_export, exported.names)
-        _match(ours, finder.names, pytorch.predict(frame, rect=False, **options)[0].boxes, pytorch.names,
+        _match(ours, finder.names, pytorch.predict(frame, **options)[0].boxes, pytorch.names,
                skip_near=conf)
         seen += len(ours)
     assert seen >= 20  # the frames hold cards: the comparison compared something

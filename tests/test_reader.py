@@ -145,6 +145,43 @@ def test_webcam_look_washes_out_colour_and_keeps_the_shape():
     assert np.mean(sats) < 0.9 * 255 and min(sats) < 200
 
 
+def test_lit_scenes_change_the_light_and_balanced_ones_take_it_off_again(monkeypatch):
+    from companion import cardcrops
+    from companion.render import render_card
+
+    assert 0.0 < cardcrops.LIGHT_BALANCED < 1.0  # some lit crops stay cast: a balance is never perfect
+    card = render_card("green_7", height=180)[:, :, :3].copy()
+    h, w = card.shape[:2]
+    scene = np.full((h + 80, w + 80, 3), 70, np.uint8)
+    scene[40:40 + h, 40:40 + w] = card
+    box = (40.0, 40.0, 40.0 + w, 40.0 + h)
+    border = (slice(41, 44), slice(60, 40 + w - 20))  # a strip of the card's white border
+
+    def casts(balanced: float) -> list[float]:
+        monkeypatch.setattr(cardcrops, "LIGHT_BALANCED", balanced)
+        out = []
+        for seed in range(30):
+            lit = cardcrops.lit_scene(scene, [box], random.Random(seed))
+            assert lit.shape == scene.shape and lit.dtype == np.uint8
+            white = lit[border].reshape(-1, 3).astype(float).mean(axis=0)
+            out.append(white.max() / (white.min() + 1))
+        return out
+
+    left = casts(0.0)
+    assert sum(c > 1.2 for c in left) >= 5  # other cameras and lights: the white often comes out tinted
+    taken_off = casts(1.0)  # the same draws, balanced on the card's own white as the detector does
+    assert max(taken_off) < 1.12
+
+
+def test_write_crop_dataset_cuts_lit_scenes_under_their_own_labels(tmp_path):
+    red_5 = CARD_NAMES.index("red_5")
+    scenes = tmp_path / "scenes"
+    for split in ("train", "val"):
+        _scene_folder(scenes, [f"{red_5} 0.5 0.5 0.2 0.3"], split)
+    out = write_crop_dataset(tmp_path / "crops", scenes, None, val_share=0.0, glyphs=0, light=1.0)
+    assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
+
+
 def test_composite_crops_name_real_corners_by_value(shared_dir, tmp_path):
     src = shared_dir / "data" / "uno-cards-composites"
     if not (src / "images").is_dir():

@@ -768,3 +768,51 @@ def test_vision_loop_retries_a_video_file_that_vanished_like_a_camera(tmp_path: 
     assert "camera: LOST since" in seen[0] and "does not exist" in seen[0]
     assert loop.stats.frames == 8  # played, vanished (retried twice), played again in full
     assert [e["card"] for e, _ in referee.events] == ["red_3", "red_3"]
+
+
+def test_a_camera_that_cannot_be_opened_is_one_line_with_the_retry_time(tmp_path: Any) -> None:
+    run = RunProcess(tmp_path, "--camera", "7", "--players", "Ann,Bob", "--bench", "3")
+    assert run.proc.wait(timeout=120) == 0
+    run._reader.join(timeout=10)
+    lost = [line for line in run.lines if "camera 7 lost" in line]
+    assert len(lost) == 1 and "retrying in 0.5 s" in lost[0]
+    # nothing of OpenCV's own multi-line log reaches the terminal
+    assert not [line for line in run.lines if "VIDEOIO" in line or "OpenCV(" in line or line.startswith(">")]
+
+
+def test_demo_standings_build_across_loops(tmp_path: Any) -> None:
+    """Each pass of the demo video is the next hand of the same game: totals add up until the
+    target is reached, then a new game begins."""
+    import json
+    from pathlib import Path
+
+    from companion.referee import Referee
+    from companion.store import EventStore
+    from companion.tablebot import CAMERA_EVENTS, TableBot
+
+    demo = Path(__file__).resolve().parent.parent / "companion" / "data" / "demo" / "demo.jsonl"
+    truth = [json.loads(line) for line in demo.read_text().splitlines() if line.strip()]
+    referee = Referee(EventStore(tmp_path / "demo.db"))
+    bot = TableBot(referee, truth[0]["players"], truth=truth)
+    seen = []
+    for number in (1, 2, 3):
+        bot.new_pass(number)
+        for line in truth:
+            if line["type"] in CAMERA_EVENTS:
+                event = {k: v for k, v in line.items() if k not in ("player", "t", "t_land", "box", "boxes", "t_clear")}
+                if event["type"] in ("flip", "play"):
+                    event = {"type": "lay", "card": event["card"], "top": [[event["card"], 0.97]]}
+                event = bot.annotate(event)
+                bot.camera_event(event, referee.submit(event, source="camera"))
+        state = referee.state
+        assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
+        seen.append((len(state["history"]), {p["name"]: p["score"] for p in state["players"]}, state["game_winner"]))
+        bot._settle(referee.state)  # the bot's thread would: the next hand is dealt
+    (h1, first, _), (h2, second, _), (h3, third, champion) = seen
+    winner = max(first, key=first.get)
+    assert (h1, h2, h3) == (1, 2, 3) and second[winner] == 2 * first[winner] > 0
+    assert third[winner] == 3 * first[winner] >= 500 and champion == winner  # the demo's target
+    # won: a new game has begun, dealt for the video's hand
+    state = referee.state
+    assert state["history"] == [] and state["waiting_for"] == "flip" and state["dealer"] == truth[1]["dealer"]
+    assert all(p["score"] == 0 for p in state["players"])

@@ -11,6 +11,15 @@ from companion.engine import replay
 from companion.simulate import simulate_games
 
 
+
+def _six_hands(sim, table) -> None:
+    """Six hands of a simulated table, a new game whenever one ends."""
+    sim.new_game()
+    for k in range(6):
+        if table.waiting_for == "game_over":
+            sim.new_game()
+        sim.hand(k == 0 or table.state["hand"] == 0)
+
 def test_simulate_is_deterministic_for_a_seed():
     a = list(simulate_games(4, 3, 7))
     b = list(simulate_games(4, 3, 7))
@@ -134,11 +143,7 @@ def test_simulate_real_cards_match_what_the_engine_tracks(players, rules, mistak
         return real_push(ev)
 
     table.push = push
-    sim.new_game()
-    for k in range(6):
-        if table.waiting_for == "game_over":
-            sim.new_game()
-        sim.hand(k == 0 or table.state["hand"] == 0)
+    _six_hands(sim, table)
     assert checked > 20
 
 
@@ -250,4 +255,69 @@ def test_simulate_cli_house_rules_and_seat_errors(tmp_path, capsys):
 ])
 def test_simulate_house_rule_corners_found_by_random_option_sets(players, seed, mistakes, rules):
     log = list(simulate_games(players, 2, seed, rules, mistakes=mistakes))
+    assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]
+
+
+# ------------------------------------------------------------------ themed decks
+@pytest.mark.parametrize("mistakes", [True, False])
+@pytest.mark.parametrize("players, rules", [
+    (4, {"deck": "flip"}),
+    (3, {"deck": "flip", "jump_in": True, "multiple_play": True}),
+    (5, {"discard_two": 2, "mario_reflect": 2, "dementor": 2}),
+    (4, {"discard_two": 1, "mario_reflect": 3, "stacking": True, "deflect": True}),
+])
+def test_simulate_themed_decks_replay_clean(players, rules, mistakes):
+    """A short `simulate --deck flip --hands 200`: Flip games reach the dark side, every
+    themed card is played, and the log replays with no rejected notice."""
+    tables: list = []
+    log = list(simulate_games(players, 40, 5, rules, table=tables, mistakes=mistakes))
+    notices = replay(log).state["notices"]
+    assert not [n for n in notices if n["kind"] == "rejected"]
+    laid = collections.Counter(ev["card"] for ev in log if ev["type"] == "play")
+    if rules.get("deck") == "flip":
+        turnovers = [ev for ev in log if ev["type"] == "flip" and ev["card"][:4] in
+                     ("pink", "teal", "oran", "purp", "dark")]
+        assert turnovers and laid["wild_draw_colour"] and laid["wild_draw_two"]
+        assert any(c.endswith("skip_everyone") for c in laid)
+        assert any(ev["type"] == "draw" and ev.get("count", 1) > 1 for ev in log)
+    else:
+        assert laid["mario_reflect"] and any(c.endswith("discard_two") for c in laid)
+        assert laid.get("dementor", 0) or "dementor" not in rules
+
+
+@pytest.mark.parametrize("mistakes", [True, False])
+def test_simulate_flip_real_cards_match_what_the_engine_tracks(mistakes):
+    """Across flips the physical cards (each hand, both piles turned over) still match the
+    engine's counts, and the known top of the pile is the real one."""
+    from companion.simulate import _Sim
+
+    sim = _Sim(4, 3, {"deck": "flip"}, mistakes)
+    table = sim.table
+    real_push = table.push
+    checked = 0
+
+    def push(ev):
+        nonlocal checked
+        # (a draw until a colour is counted off the real pile before it is reported)
+        if ev.get("type") in ("draw", "pass", "uno") and table.waiting_for == "play" \
+                and table._until is None:
+            known = table._pile
+            assert sim.discard[-len(known):] == known
+            assert len(sim.discard) == len(known) + table._hidden
+            assert len(sim.draw) == table._draw_pile
+            assert [len(h) for h in sim.hands] == table._cards
+            assert all(table._in_play(c) for h in sim.hands for c in h)
+            checked += 1
+        return real_push(ev)
+
+    table.push = push
+    _six_hands(sim, table)
+    assert checked > 20
+
+
+def test_simulate_command_deck_flip(tmp_path):
+    out = tmp_path / "flip.jsonl"
+    assert main(["simulate", "--deck", "flip", "--hands", "3", "--seed", "2", "--out", str(out)]) == 0
+    log = [json.loads(x) for x in out.read_text().splitlines()]
+    assert log[0]["rules"] == {"deck": "flip"}
     assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]

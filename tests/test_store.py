@@ -266,6 +266,38 @@ def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, cap
     assert any("integrity check" in r.getMessage() for r in caplog.records)
 
 
+def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp_path: Path, monkeypatch,
+                                                                              caplog) -> None:
+    import sqlite3
+
+    path = tmp_path / "games.db"
+    referee = Referee(EventStore(path))
+    referee.submit(GAME)
+    referee.submit({"type": "deal", "dealer": "Ann"})
+    played = referee.events
+    referee.store.close()
+    # The card went read-only (an SD card does this when it wears out): every connection
+    # SQLite opens on the file can read and never write, as a root test process cannot
+    # otherwise arrange with file modes.
+    real_connect = sqlite3.connect
+
+    def read_only_card(database, *args, **kwargs):
+        if not kwargs.get("uri"):
+            database, kwargs["uri"] = f"file:{database}?mode=ro", True
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr("companion.store.sqlite3.connect", read_only_card)
+    store = EventStore(path)
+    assert "cannot be written" in store.read_only and "uno-companion restore" in store.read_only
+    assert store.events(referee.game_id) == played  # the season can still be seen and exported
+    again = Referee(store)
+    with pytest.raises(StoreError) as err:
+        again.submit({"type": "flip", "card": "red_5"}, source="host")
+    assert "\n" not in str(err.value) and "read-only" in str(err.value)
+    assert store.events(referee.game_id) == played  # nothing half-written
+    assert any("cannot be written" in r.getMessage() for r in caplog.records)
+
+
 def test_a_sound_store_passes_the_check(store: EventStore) -> None:
     assert store.read_only == ""
 

@@ -69,6 +69,20 @@ def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypa
     assert recipe.model == "yolo11n-cls.yaml" and recipe.batch == 64  # the reader's own defaults
     assert recipe.hours == 0.2 and recipe.seed == 3 and recipe.work == tmp_path  # the flags given
     assert recipe.composites is not None and recipe.composites.name == "uno-cards-composites"
+    assert recipe.light == 0.0  # as the shipped reader was trained
+    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--light", "0.5"])) == 0
+    assert seen[-1].light == 0.5  # half the scenes under a random camera and light
+
+
+@pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"]])
+def test_train_cli_refuses_light_outside_the_reader_or_a_share(argv, tmp_path):
+    from companion.commands import train as command
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    with pytest.raises(CompanionError, match="--light"):
+        command.main(parser.parse_args(["--work", str(tmp_path), *argv]))
+    assert not (tmp_path / "data").exists()
 
 
 def test_colour_crops_are_written_one_folder_per_colour(tmp_path):

@@ -69,7 +69,8 @@ def test_pages_serve_locally(app, path, kind):
 
 
 def test_card_unknown_name_is_404(app):
-    assert app.test_client().get("/cards/purple_7.svg").status_code == 404
+    for name in ("violet_7", "purple_0", "red_draw_five", "wild_draw_six"):  # no such face
+        assert app.test_client().get(f"/cards/{name}.svg").status_code == 404, name
 
 
 def test_lan_url_is_an_ip_and_qr_is_svg():
@@ -376,15 +377,19 @@ def test_turn_timer_reaches_the_phones_only_when_set(referee, host, app):
     assert app.test_client().get("/api/state").get_json()["turn_clock"] is None
 
 
-def test_host_page_shows_house_rules_with_plain_labels(host):
+def test_host_page_shows_every_option_with_a_label_and_help(host):
+    from html import escape
+
+    from web.i18n import t
+
     html = host.get("/host").get_data(as_text=True)
-    for name, words in [("deflect", "Send a pending draw on"), ("multiple_play", "several cards"),
-                        ("no_action_finish", "No going out on a skip"), ("no_wild_finish", "on a wild"),
-                        ("hand_limit", "Hand limit"), ("elimination", "Out of the hand"),
-                        ("teams", "Teams"), ("double_score", "Double points"),
-                        ("turn_seconds", "Turn timer")]:
-        assert f'name="{name}"' in html and words in html
-    assert 'value="cross"' in html
+    for name in ("deck", "hand_size", "first_card", "target", "hands", "scoring", "uno_penalty", "uno_catch",
+                 "illegal_play_penalty", "stacking", "dealer_rotation", "jump_in", "seven_zero",
+                 "draw_until_playable", "deflect", "multiple_play", "no_action_finish", "no_wild_finish",
+                 "hand_limit", "elimination", "teams", "double_score", "turn_seconds"):
+        assert f'name="{name}"' in html
+        assert escape(t(f"opt.{name}", "en"), quote=False) in html and escape(t(f"opt.{name}.help", "en"), quote=False) in html
+    assert 'value="cross"' in html and "hand_size</" not in html  # words, not raw setting names
 
 
 # -- input limits: 413, short echoes, type checks, depth (issue 22) ------------------------------

@@ -11,7 +11,7 @@ def test_bench_web_reports_latency_and_page_weight(capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["deliveries"] == result["expected_deliveries"] == 12
     assert result["latency_ms_p95"] >= result["latency_ms_p50"] > 0
-    assert set(result["page_weight_bytes"]) == {"/", "/seat", "/standings", "/host"}
+    assert set(result["page_weight_bytes"]) == {"/", "/seat", "/standings", "/host", "/tv"}
     assert all(size > 1000 for size in result["page_weight_bytes"].values())
 
 

@@ -61,6 +61,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         HOST_SESSION_S=24 * 3600.0,  # a host login lasts a day (logout ends it at once)
         HOST_LINK_S=3600.0,  # a one-time host link printed by `run` works for an hour
         CLOCK=None,  # wall clock for sessions and PIN back-off (tests pass their own)
+        TABLE_MODE="camera",  # camera | none (phones enter the cards) | demo (phones only watch)
     )
     if test_config:
         app.config.from_mapping({k: v for k, v in test_config.items() if v is not None or k != "HOST_PIN"})
@@ -96,7 +97,9 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         def handler(exc: Any) -> Any:
             if code in (404, 405) and not request.path.startswith("/api/"):
                 return exc  # pages keep Werkzeug's HTML answer
-            return jsonify(error=cap(getattr(exc, "description", None) or default)), code
+            text = cap(getattr(exc, "description", None) or default)
+            say = {"k": "err.csrf", "a": {}} if "CSRF" in text else {"k": "err.refused", "a": {"n": code}}
+            return jsonify(error=text, say=say), code
         return handler
 
     app.register_error_handler(403, _error(403, "forbidden"))

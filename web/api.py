@@ -19,10 +19,11 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from dataclasses import fields
 
 from companion.errors import CompanionError
-from companion.cards import parse_card, parse_color
+from companion.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee import RequestIdError
 from companion.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
+from web.messages import error_say
 from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
 
 bp = Blueprint("api", __name__)
@@ -30,7 +31,17 @@ log = logging.getLogger("companion.web")
 
 
 class BadRequest(Exception):
-    """A malformed body: answered with 400 and its message."""
+    """A malformed body: answered with 400 and its message (`say`: its words for people)."""
+
+    def __init__(self, message: str, key: str | None = None, **args: Any) -> None:
+        super().__init__(message)
+        self.say = {"k": key, "a": args} if key else error_say(message)
+
+
+def refuse(status: int, message: str, key: str, **args: Any) -> Any:
+    """A refusal: `error` (one line, English, for logs and scripts) and `say` (the catalogue
+    key and arguments the page shows in the phone's language)."""
+    return jsonify(error=cap(message), say={"k": key, "a": args}), status
 
 
 def _ext() -> Any:
@@ -48,24 +59,32 @@ def _body() -> dict:
 def _player(state: dict, name: object, field: str = "player") -> str:
     names = [p["name"] for p in state.get("players") or []]
     if not isinstance(name, str) or name not in names:
-        raise BadRequest(f"unknown {field} {short(name)}: players are {', '.join(names) or 'none yet'}")
+        raise BadRequest(f"unknown {field} {short(name)}: players are {', '.join(names) or 'none yet'}",
+                         "err.unknown_player")
     return name
 
 
 def _int(value: object, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 10**9:
-        raise BadRequest(f"{field} must be a whole number")
+        raise BadRequest(f"{field} must be a whole number", "err.bad_number")
     return value
 
 
 def _card(value: object) -> str:
     if not isinstance(value, str) or len(value) > 40:
-        raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four")
-    return parse_card(value).name
+        raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four", "err.unknown_card")
+    try:
+        return parse_card(value).name
+    except CompanionError as exc:
+        raise BadRequest(str(exc), "err.unknown_card") from None
 
 
 def _color(value: object) -> str:
     if not isinstance(value, str) or len(value) > 40:
+        raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
+    # UNO Flip's dark colours exist only in a flip game; elsewhere they are unknown words
+    flip = (_ext().referee.state.get("rules") or {}).get("deck") == "flip"
+    if not flip and value in DARK_COLORS:
         raise BadRequest(f"unknown colour {short(value)}: red, yellow, green or blue")
     return parse_color(value)
 
@@ -90,6 +109,7 @@ def _reply(notices: list[dict], replayed: bool) -> Any:
     body: dict[str, Any] = {"ok": not rejected, "notices": notices}
     if rejected:
         body["error"] = cap(rejected[0].get("message", "the referee refused it"))
+        body["say"] = error_say(str(rejected[0].get("message", "")))
     resp = jsonify(body)
     if replayed:
         resp.headers["X-Replayed"] = "1"  # the answer of the first try; nothing was stored now
@@ -126,7 +146,7 @@ def once(view: Callable[..., Any]) -> Callable[..., Any]:
 
 @bp.errorhandler(BadRequest)
 def _bad(exc: BadRequest) -> Any:
-    return jsonify(error=cap(str(exc))), 400
+    return jsonify(error=cap(str(exc)), say=exc.say), 400
 
 
 @bp.errorhandler(CompanionError)
@@ -136,7 +156,7 @@ def _companion(exc: CompanionError) -> Any:
         # was stored or acknowledged. One line to the phone, one to the terminal.
         log.error("not stored: %s", cap(str(exc)))
         return jsonify(error=cap(str(exc))), 503
-    return jsonify(error=cap(str(exc))), 400
+    return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 400
 
 
 @bp.get("/api/state")
@@ -193,7 +213,7 @@ def take_seat() -> Any:
     try:
         token = _ext().seats.take(player, request.cookies.get(SEAT_COOKIE))
     except PermissionError as exc:
-        return jsonify(error=str(exc)), 409
+        return refuse(409, str(exc), "err.seat_taken")
     resp = jsonify(ok=True, player=player)
     resp.set_cookie(SEAT_COOKIE, token, httponly=True, samesite="Strict", max_age=60 * 60 * 24)
     return resp
@@ -211,7 +231,16 @@ def leave_seat() -> Any:
 
 # Actions that belong to the player the table waits on, and the phase each needs.
 _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
-                 "target": ("target",), "challenge": ("challenge",), "accept": ("challenge",)}
+                 "target": ("target",), "challenge": ("challenge",), "accept": ("challenge",),
+                 # a reflect card answers a wild draw four while it may be challenged
+                 "play": ("play", "challenge")}
+_ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points"
+
+
+def table_mode() -> str:
+    """How cards reach the referee: "camera" (a camera or video), "none" (phones only: the
+    host and the players enter the cards) or "demo" (the bundled demo: phones only watch)."""
+    return str(current_app.config.get("TABLE_MODE") or "camera")
 
 
 @bp.post("/api/act")
@@ -220,22 +249,56 @@ def act() -> Any:
     """A seat's action. Only the phone holding the seat may act for it."""
     data = _body()
     me = my_seat()
+    if table_mode() == "demo":
+        # The demo's bot answers for the recorded table: a phone's tap would throw it off.
+        return refuse(403, "this is the demo table: phones watch, the recorded game plays", "err.demo")
     if me is None:
-        return jsonify(error="take a seat first"), 403
+        return refuse(403, "take a seat first", "err.seat_first")
     state = _ext().referee.state
     action = data.get("action")
     if not isinstance(action, str):
-        raise BadRequest(f"action must be a word: one of draw, pass, color, target, accept, challenge, uno, catch, "
-                         f"not {short(action)}")
+        raise BadRequest(f"action must be a word: one of {_ACTIONS}, not {short(action)}")
+    if action in ("play", "flip") and table_mode() != "none" and not (
+            action == "play" and data.get("card") == "mario_reflect"):
+        # With a camera, the camera reads every card: a card tapped too would be played twice.
+        # (The reflect card is no model class: the camera cannot read it, its phone says it.)
+        return refuse(403, "the camera reads the cards at this table", "err.camera_plays")
     if action in _TURN_ACTIONS:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
-            return jsonify(error=f"not your move: the table waits for {state.get('turn') or 'nobody'}"
-                                 f" ({state.get('waiting_for')})"), 403
-    if action in ("draw", "accept"):
+            waiting = state.get("waiting_for")
+            message = f"not your move: the table waits for {state.get('turn') or 'nobody'} ({waiting})"
+            if state.get("turn"):
+                return refuse(403, message, "err.not_your_move", player=state.get("turn"))
+            return refuse(403, message, "err.not_now", phase=waiting)
+    # the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
+    turner = state.get("turned_by") or state.get("dealer")
+    if action == "flip" and (state.get("waiting_for") != "flip" or turner != me):
+        if state.get("waiting_for") != "flip":
+            return refuse(403, f"not now: waiting for {state.get('waiting_for')}", "err.not_now",
+                          phase=state.get("waiting_for"))
+        if state.get("turned_by"):
+            return refuse(403, f"{turner} played the Flip and says the new top card", "err.not_turner",
+                          player=turner)
+        return refuse(403, f"the dealer ({state.get('dealer')}) turns up the first card", "err.not_dealer")
+    if action in ("draw", "accept") and data.get("count") is not None:
+        # "I drew N": a draw until a colour (Wild Draw Colour, Dementor) or draw_until_playable,
+        # counted by the player because the referee cannot see the pile
+        count = _int(data.get("count"), "count")
+        if not 1 <= count <= 200:
+            raise BadRequest("count must be a whole number of cards, 1-200", "err.bad_count")
+        event: dict = {"type": "draw", "count": count}
+    elif action in ("play", "flip"):
+        event = {"type": action, "card": _card(data.get("card"))}
+    elif action == "points":
+        points = _int(data.get("points"), "points")
+        if points < 0:
+            raise BadRequest("points cannot be negative", "err.bad_points")
+        event = {"type": "points", "player": me, "points": points}
+    elif action in ("draw", "accept"):
         # With cards pending (a wild draw four accepted, or a stack not answered) the
         # victim's draw takes them all: the engine reads a draw of that count so.
         pending = int(state.get("pending_draw") or 0)
-        event: dict = {"type": "draw", "count": pending} if pending else {"type": "draw"}
+        event = {"type": "draw", "count": pending} if pending else {"type": "draw"}
     elif action == "pass":
         event = {"type": "pass"}
     elif action == "color":
@@ -243,7 +306,7 @@ def act() -> Any:
     elif action == "target":
         target = _player(state, data.get("player"), "target")
         if target == me:
-            raise BadRequest("pick another player, not yourself")
+            raise BadRequest("pick another player, not yourself", "err.pick_other")
         event = {"type": "target", "player": target}
     elif action == "challenge":
         event = {"type": "challenge"}
@@ -254,7 +317,7 @@ def act() -> Any:
         if data.get("target") is not None:
             event["target"] = _player(state, data.get("target"), "target")
     else:
-        raise BadRequest(f"unknown action {short(action)}: one of draw, pass, color, target, accept, challenge, uno, catch")
+        raise BadRequest(f"unknown action {short(action)}: one of {_ACTIONS}")
     return _submit(event, f"phone:{me}")
 
 
@@ -269,11 +332,12 @@ def host_login() -> Any:
     wait = access.wait_for(address, client, born)
     if wait > 0:
         seconds = max(1, math.ceil(wait))
-        return jsonify(error=f"too many wrong PINs from this phone: wait {seconds} s"), 429, {"Retry-After": str(seconds)}
+        reply, status = refuse(429, f"too many wrong PINs from this phone: wait {seconds} s", "err.pin_wait", n=seconds)
+        return reply, status, {"Retry-After": str(seconds)}
     if not pin_ok(_body().get("pin")):
         access.failed(address, client)
         log.warning("host: wrong PIN from %s", address)
-        return jsonify(error="wrong PIN"), 403
+        return refuse(403, "wrong PIN", "err.wrong_pin")
     access.succeeded(address, client)
     access.end_host_session(session.get("host"))
     session["host"] = access.new_host_session()
@@ -316,7 +380,7 @@ def host_game() -> Any:
     players = data.get("players")
     if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
             or not 2 <= len(players) <= 10 or len(set(players)) != len(players)):
-        raise BadRequest("players must be a list of 2 to 10 different names, clockwise")
+        raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
     event: dict = {"type": "game", "players": [p.strip() for p in players]}
     rules = data.get("rules") or {}
     if not isinstance(rules, dict):
@@ -330,7 +394,7 @@ def host_game() -> Any:
     if rules:
         event["rules"] = rules
     if any(len(p.strip()) > 40 for p in players):
-        raise BadRequest("a player's name is at most 40 characters")
+        raise BadRequest("a player's name is at most 40 characters", "err.players_list")
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
     reply, status = _submit(event, "host")
@@ -377,7 +441,7 @@ def host_points() -> Any:
     player = _player(_ext().referee.state, data.get("player"))
     points = _int(data.get("points"), "points")
     if points < 0:
-        raise BadRequest("points cannot be negative")
+        raise BadRequest("points cannot be negative", "err.bad_points")
     return _submit({"type": "points", "player": player, "points": points}, "host")
 
 
@@ -427,6 +491,16 @@ def host_card() -> Any:
     return _submit(event, "host")
 
 
+@bp.get("/api/host/refused")
+@host_required
+def host_refused() -> Any:
+    """The referee's refusals in this game (newest last), for the host only: a phone hears of
+    its own in the answer to its tap, and nobody else is bothered with them."""
+    notices = [n for n in _ext().referee.state.get("notices") or () if n.get("kind") == "rejected"][-10:]
+    return jsonify(refused=[{"event": n.get("event"), "player": n.get("player"), "message": cap(str(n.get("message"))),
+                             "say": error_say(str(n.get("message")))} for n in notices])
+
+
 @bp.post("/api/host/release")
 @host_required
 def host_release() -> Any:
@@ -450,3 +524,99 @@ def host_log() -> Any:
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}
         lines.append({"event": i, "line": line})
     return jsonify(lines=lines)
+
+
+# -- revealed hands typed by the host, league night --------------------------------------------
+
+@bp.post("/api/host/reveal")
+@host_required
+@once
+def host_reveal() -> Any:
+    """A revealed hand typed by the host (no camera, or the camera missed it): `cards` (a list,
+    or names separated by spaces or commas). At scoring the points are computed from the
+    cards; during a challenge the verdict is judged from them. Every name is checked before
+    anything is sent; phones never see which cards."""
+    data = _body()
+    state = _ext().referee.state
+    names = data.get("cards")
+    if isinstance(names, str):
+        names = [n for n in re.split(r"[\s,]+", names.strip()) if n]
+    if not isinstance(names, list) or len(names) > 120:
+        raise BadRequest("cards must be a list of card names (at most 120)", "err.pick_card")
+    cards = [_card(n) for n in names]
+    event: dict = {"type": "reveal", "cards": cards}
+    if data.get("player") is not None:
+        event["player"] = _player(state, data.get("player"))
+    reply, status = _submit(event, "host")
+    if status == 200:
+        body = reply.get_json()
+        deck = (state.get("rules") or {}).get("deck", "classic")
+        body["points"] = sum(points(c, deck) for c in cards)
+        reply.set_data(json.dumps(body))
+    return reply, status
+
+
+def _store() -> Any:
+    return _ext().referee.store
+
+
+@bp.get("/api/leagues")
+def leagues() -> Any:
+    return jsonify(leagues=_store().leagues())
+
+
+@bp.get("/api/league/<league_id>")
+def league(league_id: str) -> Any:
+    """A league's standings: the table (victory points, games won, game points), each finished
+    game's placings and points, and `series` (victory points after each game, for a chart).
+    `newest` names the newest league."""
+    from companion.league import league_standings
+
+    store = _store()
+    if league_id == "newest":
+        known = store.leagues()
+        if not known:
+            return jsonify(error="no league yet: the host opens one"), 404
+        league_id = known[-1]["id"]
+    if len(league_id) > 64 or store.league(league_id) is None:
+        return jsonify(error=f"no league {short(league_id)}"), 404
+    return jsonify(league_standings(store, league_id))
+
+
+@bp.post("/api/host/league")
+@host_required
+def host_league() -> Any:
+    """Open a league ({"name", "victory_points"?}): games started from now on join it."""
+    from companion.league import parse_victory_points
+
+    data = _body()
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
+        raise BadRequest("name must be 1-80 characters")
+    vp = parse_victory_points(data.get("victory_points"))
+    league_id = _store().new_league(name.strip(), vp)
+    return jsonify(ok=True, id=league_id, victory_points=vp)
+
+
+@bp.post("/api/host/league/<league_id>/games")
+@host_required
+def host_league_add(league_id: str) -> Any:
+    """Add a stored game ({"game": id}) to a league."""
+    game_id = _body().get("game")
+    if not isinstance(game_id, str) or len(game_id) > 64:
+        raise BadRequest("game must be a stored game's id")
+    store = _store()
+    if store.league(league_id) is None or not store.has_game(game_id):
+        return jsonify(error=f"no league {short(league_id)} or no game {short(game_id)}"), 404
+    store.add_to_league(league_id, game_id)
+    return jsonify(ok=True)
+
+
+@bp.post("/api/host/league/<league_id>/close")
+@host_required
+def host_league_close(league_id: str) -> Any:
+    store = _store()
+    if store.league(league_id) is None:
+        return jsonify(error=f"no league {short(league_id)}"), 404
+    store.close_league(league_id)
+    return jsonify(ok=True)

@@ -13,10 +13,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from companion.cards import CARD_NAMES
+from companion.cards import ALL_CARD_NAMES
+from web.messages import notice_say
 
 # "wild" is also a word in the referee's prose ("an honest wild draw four"): not a card there.
-_CARD_RE = re.compile(r"\b(" + "|".join(sorted(CARD_NAMES, key=len, reverse=True)) + r")\b(?! draw four)")
+_CARD_RE = re.compile(r"\b(" + "|".join(sorted(ALL_CARD_NAMES, key=len, reverse=True)) + r")\b(?! draw four)")
 
 
 def _from_reveal(events: list | None, index: object) -> bool:
@@ -34,6 +35,9 @@ PUBLIC_KEYS = (
     "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",
     "game_winner", "rules", "hand", "draw_pile", "discard_pile", "pending_draw", "uno_window",
     "drawn", "history", "teams", "out",
+    # themed decks: UNO Flip's side in play and its colours, who flipped, a discard two's
+    # second card, a draw until a colour owed; league night: the finished game's placings
+    "side", "colors", "turned_by", "second_card", "draw_until", "placings",
 )
 
 
@@ -68,18 +72,29 @@ class TurnClock:
 
 def public_state(state: dict, events: list | None = None, game_id: str | None = None,
                  turn_clock: dict | None = None) -> dict:
-    """The state a phone may see: everything but revealed cards, last 30 notices."""
+    """The state a phone may see: everything but revealed cards, last 30 notices.
+
+    Refusals (`rejected`) are not public: the phone or host that sent the event hears of it
+    in the answer to its request, and the host page lists the rest (/api/host/refused).
+    Each notice carries `say`, its catalogue key and arguments for the page's languages."""
     out: dict[str, Any] = {k: state.get(k) for k in PUBLIC_KEYS}
     out["teams"] = out["teams"] or []
     out["out"] = out["out"] or []
     out["turn_clock"] = turn_clock
     notices = []
-    for notice in (state.get("notices") or [])[-30:]:
+    public: list[dict] = []
+    for notice in reversed(state.get("notices") or ()):  # the last 30 public ones, newest last
+        if notice.get("kind") != "rejected":
+            public.append(notice)
+            if len(public) == 30:
+                break
+    for notice in reversed(public):
         notice = dict(notice)
         # Plays are public; a notice caused by a revealed hand must not name its cards.
         if _from_reveal(events, notice.get("event")):
             text = str(notice.get("message", "")).replace("wild_draw_four", "wild draw four")
             notice["message"] = _CARD_RE.sub("a card", text)
+        notice["say"] = notice_say(notice)  # from the scrubbed message: no revealed card leaks
         notices.append(notice)
     out["notices"] = notices
     out["game_id"] = game_id

@@ -1,6 +1,7 @@
 """The address phones join: the LAN IP (never a .local name) and a QR code of the URL."""
 from __future__ import annotations
 
+import re
 import socket
 
 import qrcode
@@ -24,6 +25,9 @@ def join_url(port: int, ip: str | None = None) -> str:
 
 
 def qr_svg(text: str) -> str:
-    """A QR code of `text` as an SVG document (drawn locally by the qrcode package)."""
-    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=2)
-    return image.to_string(encoding="unicode")
+    """A QR code of `text` as an SVG document (drawn locally by the qrcode package): dark
+    modules on white with the standard quiet zone of 4 modules, so a phone reads it on any
+    page background. The SVG has no fixed size: the page sizes it."""
+    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathFillImage, border=4)
+    svg = image.to_string(encoding="unicode")
+    return re.sub(r'^<svg width="[^"]*" height="[^"]*"', "<svg", svg, count=1)

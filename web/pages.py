@@ -1,26 +1,39 @@
-"""HTML views (table, seat, standings, host), card faces and the join QR code."""
+"""HTML views (table, seat, standings, host, TV), card faces, the join QR code and the
+language switch."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, render_template
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request
 
 from companion.cards import COLORS
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
+from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t
 from web.lan import join_url, qr_svg
 from web.security import csrf_token, is_host
 
 bp = Blueprint("pages", __name__)
+VIEWS = ("table", "seat", "standings", "host", "tv")
 
 
 def _url() -> str:
     return current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
 
 
-def _page(view: str) -> str:
-    from web.api import my_seat
+def page_lang() -> str:
+    """This phone's language: its choice on the page, else its browser's."""
+    return pick_lang(request.cookies.get(LANG_COOKIE), request.accept_languages)
 
+
+def _page(view: str) -> str:
+    from web.api import my_seat, table_mode
+
+    lang = page_lang()
     return render_template(f"{view}.html", view=view, csrf=csrf_token(), me=my_seat() or "",
-                           host=is_host(), colors=COLORS, url=_url())
+                           host=is_host(), colors=COLORS, url=_url(), mode=table_mode(), lang=lang,
+                           other=next(x for x in LANGS if x != lang), texts=catalogue_json(lang),
+                           t=lambda key, **args: t(key, lang, args))
 
 
 @bp.get("/")
@@ -41,6 +54,25 @@ def standings() -> str:
 @bp.get("/host")
 def host() -> str:
     return _page("host")
+
+
+@bp.get("/tv")
+def tv() -> str:
+    """The table-TV view: landscape, large top card, counts, whose turn, standings, join code."""
+    return _page("tv")
+
+
+@bp.get("/lang/<code>")
+def set_lang(code: str) -> Any:
+    """The page's language switch: remembered by this phone (a cookie), then back to the view."""
+    if code not in LANGS:
+        abort(404)
+    back = request.args.get("next", "/")
+    if back.strip("/") not in ("",) + VIEWS[1:]:  # only our own views: no open redirect
+        back = "/"
+    resp = redirect(back if back.startswith("/") else "/" + back, code=303)
+    resp.set_cookie(LANG_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax")
+    return resp
 
 
 @bp.get("/cards/<name>.svg")

@@ -97,7 +97,7 @@ def host_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not is_host():
-            return jsonify(error="host only: log in with the host PIN"), 403
+            return jsonify(error="host only: log in with the host PIN", say={"k": "err.host_only", "a": {}}), 403
         return view(*args, **kwargs)
 
     return wrapper

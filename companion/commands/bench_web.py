@@ -52,7 +52,7 @@ def _client(port: int, arrivals: dict[int, list[float]], ready: threading.Event,
 def page_weight(port: int) -> dict[str, int]:
     """Bytes a view loads: its HTML and every local asset it names (CSS, JS, card, QR)."""
     weights = {}
-    for view in ("/", "/seat", "/standings", "/host"):
+    for view in ("/", "/seat", "/standings", "/host", "/tv"):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         conn.request("GET", view)
         html = conn.getresponse().read()

@@ -9,7 +9,7 @@ from pathlib import Path
 from companion.errors import CompanionError
 from companion.store import EventStore, StoreError, default_db_path
 
-HELP = "export a stored game as JSON Lines"
+HELP = "export a stored game as JSON Lines (or a league's standings as CSV)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="which game (default: the newest); see --list")
     parser.add_argument("--list", action="store_true",
                         help="list the stored games instead of exporting")
+    parser.add_argument("--league", nargs="?", const="newest", default=None, metavar="ID",
+                        help="write a league's standings as CSV instead (default: the newest "
+                             "league); see `league list`")
 
 
 def open_store(db: Path | None) -> EventStore:
@@ -58,6 +61,8 @@ def main(args: argparse.Namespace) -> int:
             return 0
         if args.out is None:
             raise UsageError("name the file to write (OUT.jsonl, or - to print), or use --list")
+        if args.league is not None:
+            return _export_league(store, args.league, args.out)
         game_id = args.game or store.latest_game()
         if game_id is None:
             raise StoreError(f"{store.path} holds no game yet")
@@ -70,4 +75,25 @@ def main(args: argparse.Namespace) -> int:
         store.export_jsonl(game_id, args.out)
         count = len(store.lines(game_id))
     print(f"wrote game {game_id} ({count} events) to {args.out}")
+    return 0
+
+
+def _export_league(store: EventStore, league: str, out: Path) -> int:
+    from companion.league import league_standings, standings_csv
+    from companion.commands.league import pick_league
+
+    league_id = pick_league(store, league)
+    table = league_standings(store, league_id)
+    text = standings_csv(table)
+    if str(out) == "-":
+        _print_lines(text.splitlines())
+        return 0
+    tmp = out.with_name(out.name + ".part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as exc:
+        raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"wrote league {league_id} ({len(table['table'])} players, {len(table['games'])} "
+          f"finished games) to {out}")
     return 0

@@ -238,12 +238,14 @@ def access_file(db: Path) -> Path:
     return db.with_name(db.stem + ".access.db")
 
 
-def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None) -> Any:
+def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mode: str = "camera") -> Any:
+    """The phone page. `mode`: "camera" (cards are read), "none" (phones enter the cards),
+    "demo" (the recorded demo plays; phones only watch)."""
     from web import create_app
 
     db = config.db_path
     settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None,
-                      "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db))}
+                      "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
         settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
                         ZONES_SAVED=vision.reload_zones)
@@ -267,6 +269,10 @@ def main(args: argparse.Namespace) -> int:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("YOLO_OFFLINE", "true")
+    # OpenCV's own log (multi-line dumps when a camera cannot be opened) stays quiet: the
+    # camera's state is said in one line by the companion (set before cv2 is first imported).
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
 
     config = load_config(args.config)
     players = [p for p in args.players.split(",")] if args.players is not None else None
@@ -349,7 +355,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
 
     web = None
     try:
-        web = WebServer(make_app(referee, config, host_pin, vision), config.host, config.port)
+        mode = "none" if vision is None else "demo" if bot is not None else "camera"
+        web = WebServer(make_app(referee, config, host_pin, vision, mode), config.host, config.port)
     except ImportError as exc:
         say(f"phone page: not available in this build ({exc})")
     companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,

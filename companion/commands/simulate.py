@@ -32,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write the log here instead of stdout")
     parser.add_argument("--no-mistakes", action="store_true",
                         help="play like a game program: no illegal plays, forgotten calls or challenges")
+    parser.add_argument("--deck", default=None, metavar="EDITION",
+                        help="deck edition: classic, modern, swap or flip (UNO Flip, both sides); "
+                             "the same as the rules' \"deck\"")
     parser.add_argument("--rules", metavar="JSON", default=None,
                         help='table options as a JSON object, house rules included, e.g. '
                              '\'{"stacking": "cross", "deflect": true, "teams": true}\'')
@@ -47,6 +50,11 @@ def main(args: argparse.Namespace) -> int:
             rules = json.loads(args.rules)
         except json.JSONDecodeError as exc:
             raise RulesError(f"--rules is not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(rules, dict):
+            raise RulesError("--rules must be a JSON object of option names and values")
+    if args.deck is not None:
+        rules = dict(rules or {}, deck=args.deck)
+    if rules is not None:
         # a bad option (or one that does not fit the seats) is a one-line error before
         # anything is written
         check_players(parse_rules(rules), args.players)

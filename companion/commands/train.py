@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--images is then the number of scenes its crops are cut from, and --model, --epochs, "
                              "--time and --batch default to its recipe")
     parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour reader's scenes")
+    parser.add_argument("--light", type=float, default=None,
+                        help="reader only: the share of scenes cut under a random camera and light "
+                             "(default 0, as the shipped reader was trained)")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
 
@@ -46,6 +49,8 @@ def main(args: argparse.Namespace) -> int:
             raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
     if args.reader and args.colour:
         raise CompanionError("--reader and --colour train different models: choose one")
+    if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
+        raise CompanionError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     from companion.training_stack import require_training
 
     require_training("training")  # after the checks above: a bad flag is said first
@@ -67,7 +72,8 @@ def main(args: argparse.Namespace) -> int:
         reader = ReaderRecipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
                               composites=args.composites or r.composites, device=args.device, workers=args.workers,
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
-                              hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch))
+                              hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch),
+                              light=r.light if args.light is None else args.light)
         train_reader(reader)
         return 0
     recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,

@@ -1,22 +1,60 @@
 // The phone page: one live stream (EventSource reconnects by itself and gets the full state),
 // one render per view, and POSTs with the CSRF token. No library, nothing from the internet.
+// Every text comes from the page's catalogue (web/i18n/<lang>.json, embedded as #texts).
 "use strict";
-const view = document.body.dataset.view;
+const view = document.body.dataset.view, mode = document.body.dataset.mode;
 let me = document.body.dataset.me;
 let S = null;
 let clockAt = 0;  // when the latest state (and its turn_clock) arrived
 const csrf = document.querySelector('meta[name=csrf]').content;
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+const T = JSON.parse($("texts").textContent);
+const COLORS = ["red", "yellow", "green", "blue"], DARK = ["pink", "teal", "orange", "purple"];
 
-function toast(msg) { const t = $("toast"); t.textContent = msg; t.className = "show"; clearTimeout(toast.h); toast.h = setTimeout(() => t.className = "", 4000); }
+// -- words --------------------------------------------------------------------------------
+// A card's words from its name's parts ("red_draw_two": colour + symbol), so a new deck's
+// cards need only their symbol in the catalogue.
+function cardName(name) {
+  const i = String(name).indexOf("_"), c = name.slice(0, i), sym = name.slice(i + 1);
+  if (i < 0 || !T["color." + c]) return T["sym." + name] || String(name).replace(/_/g, " ");
+  return T["card.fmt"].replace("{color}", T["color." + c]).replace("{symbol}", T["sym." + sym] || sym.replace(/_/g, " "));
+}
+function arg(name, v) {
+  if (Array.isArray(v)) return v.map(x => arg(name, x)).join(", ");
+  if (name === "card" || name === "cards" || name === "top") return cardName(String(v));
+  if (name === "color") return T["color." + v] || String(v);
+  if (name === "phase") return T["what." + v] || String(v);
+  if (name === "option") return T["opt." + v] || String(v);
+  return String(v);
+}
+function t(key, a) {
+  a = a || {};
+  const s = (String(a.n) === "1" && T[key + "_one"]) || T[key];
+  if (s === undefined) return key;
+  return s.replace(/\{(\w+)\}/g, (m, k) => (k in a ? arg(k, a[k]) : m));
+}
+const said = (o) => (o && o.k && T[o.k] !== undefined ? t(o.k, o.a) : null);  // a server's {k, a}
+
+function toast(msg, bad) { const e = $("toast"); e.textContent = msg; e.className = "show" + (bad ? " bad" : ""); clearTimeout(toast.h); toast.h = setTimeout(() => e.className = "", 4000); }
+
+// A host action is confirmed first, in the page's language (a <dialog>, not the browser's).
+function ask(text) {
+  const d = $("confirm");
+  if (!d || !d.showModal) return Promise.resolve(true);
+  $("confirm-text").textContent = text;
+  d.showModal();
+  return new Promise(res => { $("confirm-yes").onclick = () => { d.close(); res(true); }; $("confirm-no").onclick = () => { d.close(); res(false); }; });
+}
 
 // One id per tap, sent again with every retry of it: if the companion stored the event but the
 // reply was lost (Wi-Fi drop, restart), the retry gets the first answer and nothing is played twice.
 function requestId() { const b = new Uint8Array(16); crypto.getRandomValues(b); return Array.from(b, x => x.toString(16).padStart(2, "0")).join(""); }
 const sleep = (ms) => new Promise(res => setTimeout(res, ms));
 
-async function post(url, body) {
+// POST, then a toast answering it: `done` (a catalogue key and its args) when it went through,
+// the refusal in plain words when not. Refusals go only to the phone that tapped.
+async function post(url, body, done, doneArgs) {
   const id = requestId(), payload = JSON.stringify(body || {});
   let r = null;
   for (let attempt = 0; ; attempt++) {
@@ -24,111 +62,336 @@ async function post(url, body) {
       r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload });
       break;
     } catch (e) {  // no answer: the companion may be restarting; retry the same request
-      if (attempt >= 6) { toast("no answer from the companion: check the Wi-Fi"); return { ok: false, data: {} }; }
+      if (attempt >= 6) { toast(t("err.network"), true); return { ok: false, data: {} }; }
       await sleep(500 * 2 ** attempt);
     }
   }
   let data = {}; try { data = await r.json(); } catch (e) { }
-  if (!r.ok) toast(data.error || ("refused (" + r.status + ")"));
+  if (!r.ok) toast(said(data.say) || t("err.refused", { n: r.status }), true);
+  else if (done) {
+    // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
+    const news = (data.notices || []).filter(n => n.kind !== "rejected").map(n => said(n.say)).filter(Boolean);
+    toast(news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points"].includes(done) ? news.join(" · ") : t(done, doneArgs));
+  }
   return { ok: r.ok, data };
 }
 
-const PHASE = { game: "waiting for a new game", deal: "waiting for the deal", flip: "turn up the first card", play: "to play", color: "to name a colour", target: "to pick a player", challenge: "may challenge the wild draw four", evidence: "must show their hand to the camera (or the table gives a verdict)", take_back: "must take back the card", scores: "hand over: reveal hands or enter points", game_over: "game over" };
+// -- the pile -----------------------------------------------------------------------------
+let shownTop = null, shownPile = -1;
+function renderPile() {
+  const img = $("top"); if (!img) return;
+  const pile = $("pile");
+  if (S.top) {
+    if (S.top !== shownTop || S.discard_pile !== shownPile) {
+      img.src = "/cards/" + S.top + ".svg"; img.alt = cardName(S.top);
+      // a new card slides onto the pile (not on the first render of the page)
+      if (shownTop !== null || shownPile !== -1) { pile.classList.remove("slide"); void pile.offsetWidth; pile.classList.add("slide"); }
+    }
+    img.hidden = false; $("notop").hidden = true;
+  } else {
+    // no card yet (a new hand): no image at all, so never a broken one
+    img.hidden = true; img.removeAttribute("src"); img.alt = ""; $("notop").hidden = false;
+  }
+  shownTop = S.top || null; shownPile = S.discard_pile;
+  pile.className = pile.className.replace(/\bring-\w+/g, "").trim() + (S.color ? " ring-" + S.color : "");
+  pile.title = S.color ? t("tbl.colour", { color: S.color }) : "";
+}
+
+// A draw until a colour (Wild Draw Colour) or until a Gryffindor card (Dementor): its own words.
+const untilKey = (key, u) => key + (u.color === "gryffindor" ? "_gryffindor" : "");
+function phaseText() {
+  const w = S.waiting_for, who = S.turn, u = S.draw_until;
+  if (w === "flip" && S.turned_by) return t("phase.turned", { player: S.turned_by });
+  if (u && w === "challenge") return t("phase.challenge_until", { player: u.player, color: u.color });
+  if (u) return t(untilKey("phase.until", u), { player: u.player, color: u.color });
+  if (S.second_card && w === "play") return t("phase.second", { player: S.second_card.player, color: S.second_card.color });
+  if (w === "challenge" && S.top === "wild_draw_two") return t("phase.challenge_d2", { player: who });
+  if (w === "evidence") return t(mode === "none" ? "phase.evidence_nocam" : "phase.evidence", { player: who });
+  return T["phase." + w] ? t("phase." + w, { player: who || "" }) : "";
+}
 
 function renderCommon() {
-  if ($("top")) { if (S.top) { $("top").src = "/cards/" + S.top + ".svg"; $("top").alt = S.top.replace(/_/g, " "); } else { $("top").removeAttribute("src"); } }
-  if ($("color")) { $("color").textContent = S.color ? "colour " + S.color : ""; $("color").className = "big c-" + (S.color || "none"); }
-  if ($("direction")) $("direction").textContent = S.direction === "counterclockwise" ? "↺ counter-clockwise" : "↻ clockwise";
-  if ($("turn")) $("turn").textContent = S.turn ? S.turn + " " + (PHASE[S.waiting_for] || "") : (PHASE[S.waiting_for] || "");
-  if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).slice(-8).reverse().forEach(n => ol.appendChild(el("li", n.message, "k-" + n.kind))); }
+  renderPile();
+  // UNO Flip: the side in play, in words and as the page's tint
+  document.body.dataset.side = S.side || "";
+  if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
+  if ($("color")) { $("color").textContent = S.color ? t("tbl.colour", { color: S.color }) : ""; $("color").className = "big c-" + (S.color || "none"); }
+  if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
+  if ($("turn")) $("turn").textContent = phaseText();
+  if ($("pending")) $("pending").textContent = S.pending_draw ? t("tbl.pending", { n: S.pending_draw }) : "";
+  if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).slice(-8).reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-" + n.kind))); }
 }
 
-function renderTable() {
-  const ul = $("players"); ul.innerHTML = "";
+function renderPlayers() {
+  const ul = $("players"); if (!ul) return; ul.innerHTML = "";
   (S.players || []).forEach(p => {
     const li = el("li", undefined, p.name === S.turn ? "turn" : "");
-    const team = (S.teams || []).find(t => t.players.includes(p.name));
-    li.appendChild(el("b", p.name + (team ? " (" + team.name + ")" : "")));
+    const team = (S.teams || []).find(tm => tm.players.includes(p.name));
+    li.appendChild(el("b", team ? t("tbl.team", { player: p.name, team: team.name }) : p.name));
     const out = (S.out || []).includes(p.name);
-    li.appendChild(el("span", p.cards + " cards" + (out ? ", out of the hand" : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
-    li.appendChild(el("small", p.score + " pts")); ul.appendChild(li);
+    li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
+    li.appendChild(el("small", t("tbl.points", { n: p.score }))); ul.appendChild(li);
   });
   const one = (S.players || []).filter(p => p.cards === 1).map(p => p.name);
-  $("uno").textContent = one.length ? "UNO! " + one.join(", ") + " on one card" : "";
-  $("phase").textContent = S.hand_winner ? S.hand_winner + " won the hand" : (S.game_winner ? S.game_winner + " won the game" : "");
+  if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
+  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: S.game_winner }) : (S.hand_winner ? t("tbl.hand_won", { player: S.hand_winner }) : "");
 }
 
+// -- the card picker (no camera: the host and the players tap the card laid) -----------------
+function wildsOf(deck) { return ["wild", "wild_draw_four"].concat(deck === "modern" ? ["wild_shuffle_hands", "wild_customizable"] : deck === "swap" ? ["wild_swap_hands"] : []); }
+// The cards a picker offers: the deck's, and with UNO Flip the side in play's only.
+const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+function deckCards() {
+  const r = (S && S.rules) || {};
+  if (r.deck === "flip") {
+    const dark = S.side === "dark";
+    return { colours: dark ? DARK : COLORS, syms: DIGITS.slice(1).concat(dark ? ["draw_five", "reverse", "skip_everyone", "flip"] : ["draw_one", "reverse", "skip", "flip"]),
+      wilds: dark ? ["dark_wild", "wild_draw_colour"] : ["wild", "wild_draw_two"] };
+  }
+  return { colours: COLORS, syms: DIGITS.concat(["skip", "reverse", "draw_two"], r.discard_two ? ["discard_two"] : []),
+    wilds: wildsOf(r.deck).concat(r.mario_reflect ? ["mario_reflect"] : [], r.dementor ? ["dementor"] : []) };
+}
+function picker(box, onChange) {
+  if (!box) return { get: () => null, clear() { }, sync() { } };
+  let colour = null, card = null, sig = "";
+  const row1 = el("div", undefined, "btns colours"), row2 = el("div", undefined, "btns symbols"), hint = el("p", t("pick.none"), "help");
+  box.append(row1, row2, hint);
+  const draw = () => {
+    row1.innerHTML = ""; row2.innerHTML = "";
+    const d = deckCards(); sig = JSON.stringify(d);
+    d.colours.concat(["wild"]).forEach(c => {
+      const b = el("button", c === "wild" ? t("pick.wild") : t("color." + c), "c-" + c + (colour === c ? " on" : ""));
+      b.type = "button"; b.dataset.pick = c; b.onclick = () => { colour = c; card = null; draw(); onChange(null); }; row1.appendChild(b);
+    });
+    if (!colour) { hint.hidden = false; return; }
+    hint.hidden = true;
+    const names = colour === "wild" ? d.wilds : d.syms.map(s => colour + "_" + s);
+    names.forEach(n => {
+      const label = colour === "wild" ? cardName(n) : (/^\d$/.test(n.slice(colour.length + 1)) ? n.slice(colour.length + 1) : T["sym." + n.slice(colour.length + 1)]);
+      const b = el("button", label, "sym c-" + colour + (card === n ? " on" : "")); b.type = "button"; b.dataset.card = n;
+      b.onclick = () => { card = n; draw(); onChange(n); }; row2.appendChild(b);
+    });
+  };
+  draw();
+  return {
+    get: () => card, clear() { colour = null; card = null; draw(); onChange(null); },
+    // the deck or the side in play changed (a Flip): offer the new cards, drop a pick gone
+    sync() { if (JSON.stringify(deckCards()) !== sig) { colour = null; card = null; draw(); onChange(null); } },
+  };
+}
+
+// -- views --------------------------------------------------------------------------------
+function renderTable() { renderPlayers(); }
+
+let seatPick = null;
 function renderSeat() {
   $("pick").hidden = !!me; $("mine").hidden = !me;
   const names = $("names"); names.innerHTML = "";
-  (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
+  (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
+  $("noplayers").hidden = !!(S.players || []).length;
   if (!me) return;
   const mine = (S.players || []).find(p => p.name === me);
-  $("myname").textContent = me; $("mycards").textContent = mine ? mine.cards : "?";
-  const myTurn = S.turn === me, w = S.waiting_for;
-  $("turnbtns").hidden = !(myTurn && w === "play");
-  $("colorbtns").hidden = !(myTurn && w === "color");
-  $("targetbtns").hidden = !(myTurn && w === "target");
-  $("challengebtns").hidden = !(myTurn && w === "challenge");
+  $("myname").textContent = t("seat.you", { player: me }); $("mycards").textContent = mine ? t("tbl.cards", { n: mine.cards }) : "";
+  const myTurn = S.turn === me, w = S.waiting_for, demo = mode === "demo";
+  // themed decks: a draw until a colour owed (say how many), a discard two's second card,
+  // a reflect card as the answer to a draw two or wild draw four
+  const u = S.draw_until, owe = !!(u && u.player === me && (w === "play" || w === "challenge"));
+  const second = !!(S.second_card && S.second_card.player === me && w === "play");
+  const top = S.top || "", hitBy = top === "wild_draw_four" || (/_draw_two$/.test(top) && top !== "wild_draw_two");
+  const reflect = myTurn && !!(S.rules && S.rules.mario_reflect) && S.pending_draw > 0 && hitBy && (w === "play" || w === "challenge");
+  $("turnbtns").hidden = demo || !(myTurn && w === "play") || owe || second;
+  $("drewform").hidden = demo || !owe;
+  $("secondbtns").hidden = demo || !second;
+  $("reflectbtn").hidden = demo || !reflect;
+  const cb = $("colorbtns"), cols = S.colors || COLORS;
+  if (cb.dataset.cols !== cols.join()) {  // the side in play's colours (UNO Flip's dark side: its own four)
+    cb.innerHTML = ""; cb.dataset.cols = cols.join();
+    cols.forEach(c => { const b = el("button", t("color." + c), "c-" + c); b.dataset.act = "color"; b.dataset.color = c; cb.appendChild(b); });
+  }
+  cb.hidden = demo || !(myTurn && w === "color");
+  $("targetbtns").hidden = demo || !(myTurn && w === "target");
+  $("challengebtns").hidden = demo || !(myTurn && w === "challenge");
+  $("acceptbtn").hidden = owe;  // a wild draw colour is taken by saying how many were drawn
+  $("acceptbtn").textContent = t("btn.accept_n", { n: S.pending_draw || 4 });
+  // the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
+  const flipping = w === "flip" && (S.turned_by || S.dealer) === me;
+  const scoring = w === "scores" && mine && mine.cards > 0;
+  $("mypoints").hidden = demo || !scoring;
+  if ($("cardpick")) {
+    const show = (myTurn && w === "play" && !owe) || flipping;
+    $("cardpick").hidden = !show; $("playcard").hidden = !show;
+    if (!seatPick) seatPick = picker($("cardpick"), (c) => { $("playcard").disabled = !c; $("playcard").textContent = c ? t(S.waiting_for === "flip" ? "btn.flip_card" : "btn.play_card", { card: c }) : t("err.pick_card"); });
+    seatPick.sync();
+    if (!seatPick.get()) { $("playcard").disabled = true; $("playcard").textContent = t("err.pick_card"); }
+  }
   const tb = $("targetbtns"); tb.innerHTML = "";
-  (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }); tb.appendChild(b); });
+  (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }, "done.target", { player: p.name }); tb.appendChild(b); });
+  const nocam = mode === "none";
   let prompt = "";
-  if (myTurn && w === "play" && S.pending_draw) prompt = S.pending_draw + " cards pending: answer on the pile if the table's rules let you, or Draw to take them";
-  else if (myTurn && w === "play") prompt = "Your turn: play a card on the pile, or Draw / Pass";
-  else if (myTurn && w === "color") prompt = "Name the colour";
-  else if (myTurn && w === "target") prompt = "Pick a player";
-  else if (myTurn && w === "challenge") prompt = "Wild draw four! Accept (draw 4) or Challenge";
-  else if (myTurn && w === "evidence") prompt = "Challenged: lay your hand in the camera's reveal area";
-  else if (myTurn && w === "take_back") prompt = "Take your card back";
-  $("prompt").textContent = prompt;
+  if (flipping && S.turned_by) prompt = t(nocam ? "prompt.turned" : "prompt.turned_cam");
+  else if (owe && w === "challenge") prompt = t("prompt.challenge_until", { color: u.color });
+  else if (owe) prompt = t(untilKey("prompt.until", u), { color: u.color });
+  else if (second) prompt = t(nocam ? "prompt.second" : "prompt.second_cam", { color: S.second_card.color });
+  else if (reflect && w === "play") prompt = t("prompt.reflect", { n: S.pending_draw });
+  else if (myTurn && w === "challenge") prompt = t(top === "wild_draw_two" ? "prompt.challenge_d2" : "prompt.challenge") + (reflect ? " " + t("prompt.reflect_also") : "");
+  else if (myTurn && w === "play" && S.pending_draw) prompt = t("prompt.pending", { n: S.pending_draw });
+  else if (myTurn && w === "play") prompt = t(nocam ? "prompt.play_nocam" : "prompt.play");
+  else if (myTurn && w === "color") prompt = t("prompt.color");
+  else if (myTurn && w === "target") prompt = t("prompt.target");
+  else if (myTurn && w === "evidence") prompt = t(nocam ? "prompt.evidence_nocam" : "prompt.evidence");
+  else if (myTurn && w === "take_back") prompt = t("prompt.take_back");
+  else if (flipping && nocam) prompt = t("prompt.flip");
+  else if (w === "scores" && S.hand_winner === me) prompt = t("prompt.won");
+  else if (scoring) prompt = t("prompt.scores");
+  $("prompt").textContent = demo ? "" : prompt;
+}
+
+function pointsOf(e, name) { return (e.points || {})[name] || 0; }
+function renderTotals() {
+  const tb = $("totals"); if (!tb) return; tb.innerHTML = "";
+  [...(S.players || [])].sort((a, b) => b.score - a.score).forEach(p => {
+    const tr = el("tr", undefined, p.name === S.turn ? "turn" : ""); tr.appendChild(el("td", p.name)); tr.appendChild(el("td", String(p.score), "num")); tr.appendChild(el("td", String(p.hands_won), "num")); tb.appendChild(tr);
+  });
+  if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t("st.target", { n: S.rules.target })) : "";
 }
 
 function renderStandings() {
   const players = S.players || [], hist = S.history || [];
-  const target = S.rules && S.rules.hands ? S.rules.hands + " hands" : (S.rules ? "target " + S.rules.target : "");
-  $("target").textContent = target;
-  const teams = S.teams || [], champ = teams.find(t => t.players.includes(S.game_winner));
-  $("winner").textContent = S.game_winner ? (champ ? champ.name + " win the game!" : S.game_winner + " wins the game!") : "";
+  renderTotals();
+  const teams = S.teams || [], champ = teams.find(tm => tm.players.includes(S.game_winner));
+  $("winner").textContent = S.game_winner ? t("st.wins", { player: champ ? champ.name : S.game_winner }) : "";
   $("teams").hidden = !teams.length;
   const tt = $("teamtotals"); tt.innerHTML = "";
-  [...teams].sort((a, b) => b.score - a.score).forEach(t => { const tr = el("tr"); [t.name, t.score, t.hands_won].forEach(v => tr.appendChild(el("td", String(v)))); tt.appendChild(tr); });
-  const tb = $("totals"); tb.innerHTML = "";
-  [...players].sort((a, b) => b.score - a.score).forEach(p => { const tr = el("tr"); [p.name, p.score, p.hands_won].forEach(v => tr.appendChild(el("td", String(v)))); tb.appendChild(tr); });
+  [...teams].sort((a, b) => b.score - a.score).forEach(tm => { const tr = el("tr"); tr.appendChild(el("td", tm.name)); tr.appendChild(el("td", String(tm.score), "num")); tr.appendChild(el("td", String(tm.hands_won), "num")); tt.appendChild(tr); });
   const h = $("history"); h.innerHTML = "";
-  const head = el("tr"); ["Hand", "Winner", ...players.map(p => p.name)].forEach(v => head.appendChild(el("th", v))); h.appendChild(head);
-  hist.forEach(e => { const tr = el("tr"); [e.hand, e.winner, ...players.map(p => (e.points || {})[p.name] || 0)].forEach(v => tr.appendChild(el("td", String(v)))); h.appendChild(tr); });
-  // Totals hand by hand as an inline SVG line chart.
-  const W = 320, H = 160, pad = 24, n = hist.length;
-  const run = players.map(p => { let t = 0; return [0, ...hist.map(e => (t += (e.points || {})[p.name] || 0))]; });
-  const max = Math.max(1, (S.rules && !S.rules.hands && S.rules.target) || 0, ...run.flat());
-  const pal = ["#d7261e", "#1c5fc4", "#2f9e44", "#f2b705", "#7b3fb5", "#e0701b", "#16a3a3", "#555", "#c2185b", "#6d4c41"];
-  let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="totals hand by hand"><line x1="${pad}" y1="${H - pad}" x2="${W - 4}" y2="${H - pad}" stroke="#888"/><line x1="${pad}" y1="4" x2="${pad}" y2="${H - pad}" stroke="#888"/><text x="2" y="12" font-size="9">${max}</text>`;
-  run.forEach((pts, i) => { const d = pts.map((v, k) => `${(pad + k * (W - pad - 8) / Math.max(1, n)).toFixed(1)},${(H - pad - v * (H - pad - 8) / max).toFixed(1)}`).join(" "); svg += `<polyline fill="none" stroke="${pal[i % 10]}" stroke-width="2" points="${d}"/><text x="${pad + 4 + (i % 4) * 70}" y="${H - 6 - 10 * Math.floor(i / 4)}" font-size="10" fill="${pal[i % 10]}">${players[i].name.replace(/[<&>]/g, "")}</text>`; });
-  $("chart").innerHTML = svg + "</svg>";
+  $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
+  const head = el("tr"); [t("st.hand"), t("st.winner"), ...players.map(p => p.name)].forEach((v, i) => head.appendChild(el("th", v, i === 1 ? "" : "num"))); h.appendChild(head);
+  hist.forEach(e => { const tr = el("tr"); [e.hand, e.winner, ...players.map(p => pointsOf(e, p.name))].forEach((v, i) => tr.appendChild(el("td", String(v), i === 1 ? "" : "num"))); h.appendChild(tr); });
+  $("chart").innerHTML = chart(players, hist);
+  loadLeague();
 }
 
-function fillSelect(id, items) { const s = $(id); if (!s) return; const v = s.value; s.innerHTML = ""; items.forEach(i => { const o = el("option", String(i)); o.value = i; s.appendChild(o); }); if (items.map(String).includes(v)) s.value = v; }
+// Totals after each hand: an SVG line chart with labelled axes, gridlines and a legend.
+const PAL = ["#d7261e", "#1c5fc4", "#2f9e44", "#e0a800", "#7b3fb5", "#e0701b", "#16a3a3", "#555", "#c2185b", "#6d4c41"];
+function niceStep(max) { const raw = max / 4, p = 10 ** Math.floor(Math.log10(raw)); return [1, 2, 5, 10].map(m => m * p).find(s => s >= raw); }
+function chart(players, hist) {
+  const run = players.map(p => { let s = 0; return [0, ...hist.map(e => (s += pointsOf(e, p.name)))]; });
+  const goal = (S.rules && !S.rules.hands && S.rules.target) || 0;
+  return lineChart(players.map(p => p.name), run, goal, t("st.chart"), t("st.axis_x"), t("st.axis_y"));
+}
+// Running totals (each line starts at 0) as an SVG line chart: axes, gridlines, a legend.
+function lineChart(names, run, goal, title, axisX, axisY) {
+  const esc = (s) => String(s).replace(/[<&>"]/g, "");
+  const W = 340, L = 44, R = 10, top = 10, legend = 16 * Math.ceil(names.length / 3), B = 34 + legend, H = 190 + legend, n = Math.max(0, ...run.map(r => r.length - 1));
+  const max = Math.max(10, ...run.flat(), Math.min(goal, Math.max(10, ...run.flat()) * 1.5));
+  const step = niceStep(max), ymax = Math.ceil(max / step) * step;
+  const x = (k) => L + k * (W - L - R) / Math.max(1, n), y = (v) => H - B - v * (H - B - top) / ymax;
+  let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}" font-size="10" font-family="system-ui,sans-serif">`;
+  for (let v = 0; v <= ymax; v += step) svg += `<line x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/><text x="${L - 4}" y="${(y(v) + 3).toFixed(1)}" text-anchor="end" fill="#333">${v}</text>`;
+  if (goal && goal <= ymax) svg += `<line x1="${L}" x2="${W - R}" y1="${y(goal)}" y2="${y(goal)}" stroke="#999" stroke-dasharray="4 3"/>`;
+  const every = Math.max(1, Math.ceil(n / 10));
+  for (let k = 0; k <= n; k += every) svg += `<text x="${x(k).toFixed(1)}" y="${H - B + 13}" text-anchor="middle" fill="#333">${k}</text>`;
+  svg += `<line x1="${L}" y1="${top}" x2="${L}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/>`;
+  svg += `<text x="${(L + W - R) / 2}" y="${H - B + 26}" text-anchor="middle" fill="#333">${esc(axisX)}</text>`;
+  svg += `<text transform="translate(11 ${(top + H - B) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(axisY)}</text>`;
+  run.forEach((pts, i) => {
+    const d = pts.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "), c = PAL[i % PAL.length];
+    svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" points="${d}"/>` + pts.map((v, k) => `<circle cx="${x(k).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${c}"/>`).join("");
+    svg += `<rect x="${L + (i % 3) * 100}" y="${H - legend + 4 + 16 * Math.floor(i / 3)}" width="10" height="10" fill="${c}"/><text x="${L + 14 + (i % 3) * 100}" y="${H - legend + 13 + 16 * Math.floor(i / 3)}" fill="#111">${esc(names[i])} ${pts[pts.length - 1]}</text>`;
+  });
+  return svg + "</svg>";
+}
 
+// -- the League tab (league night): victory points, games won, game points, a chart -------
+let leagueKey = null;
+function showTab(which) {
+  ["game", "league"].forEach(k => { $("tab-" + k).setAttribute("aria-selected", String(k === which)); $(k + "tab").hidden = k !== which; });
+  if (which === "league") { leagueKey = null; loadLeague(); }
+}
+function loadLeague() {
+  // only a finished game changes a league: fetch when the tab opens and when a game ends
+  const key = String(!!S && S.waiting_for === "game_over");
+  if (!$("leaguetab") || $("leaguetab").hidden || leagueKey === key) return;
+  leagueKey = key;
+  fetch("/api/league/newest").then(r => r.ok ? r.json() : null).then(showLeague).catch(() => showLeague(null));
+}
+function showLeague(d) {
+  $("lgnone").hidden = !!d; $("lgbody").hidden = !d;
+  $("lgname").textContent = d ? d.league.name + (d.league.closed ? " (" + t("st.league_closed") + ")" : "") : t("st.tab_league");
+  if (!d) return;
+  const tb = $("lgrows"); tb.innerHTML = "";
+  d.table.forEach(r => { const tr = el("tr"); [[r.rank, "num"], [r.player, ""], [r.victory_points, "num"], [r.games_won, "num"], [r.game_points, "num"]].forEach(([v, c]) => tr.appendChild(el("td", String(v), c))); tb.appendChild(tr); });
+  $("lggames").textContent = t("st.league_games", { n: d.games.length });
+  vpTable($("lgvp"), d.victory_points);
+  const names = d.table.map(r => r.player);
+  $("lgchart").innerHTML = lineChart(names, names.map(p => [0, ...(d.series[p] || [])]), 0, t("st.league_chart"), t("st.axis_game"), t("st.axis_vp"));
+  const ol = $("lglist"); ol.innerHTML = "";
+  d.games.forEach((g, i) => ol.appendChild(el("li", t("st.league_game", { n: i + 1, names: g.placings.map(p => p + " +" + (g.victory_points[p] || 0)).join(", ") }))));
+}
+
+function renderTv() { renderPlayers(); renderTotals(); }
+
+// -- host ---------------------------------------------------------------------------------
+function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v = s.value; s.innerHTML = ""; (keep || []).forEach(o => s.appendChild(o)); items.forEach(([val, label]) => { const o = el("option", label); o.value = val; s.appendChild(o); }); if ([...s.options].some(o => o.value === v)) s.value = v; }
+let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null;
 function renderHost() {
   if (!$("newgame")) return;
-  const names = (S.players || []).map(p => p.name);
-  fillSelect("dealer", ["", ...names]); fillSelect("ptplayer", names); fillSelect("fixplayer", names);
+  const names = (S.players || []).map(p => p.name), pairs = names.map(n => [n, n]);
+  if (!dealerAuto) dealerAuto = $("dealer").options[0];
+  fillSelect("dealer", pairs, [dealerAuto]);
+  if (!S.dealer && names.length && !$("dealer").value) $("dealer").value = names[0];  // the first hand needs one
+  fillSelect("ptplayer", (S.players || []).filter(p => p.cards > 0 || S.waiting_for !== "scores").map(p => [p.name, p.name])); fillSelect("fixplayer", pairs); fillSelect("revplayer", pairs);
+  if (S.waiting_for === "evidence" && S.turn) $("revplayer").value = S.turn;
   if (!$("players").value) $("players").value = names.join(", ");
+  $("hostturn").textContent = phaseText();
+  const w = S.waiting_for;
+  $("verdictbox").classList.toggle("now", w === "evidence");
+  // the challenged card's own words: wild draw four, wild draw two, wild draw colour
+  const v = S.top === "wild_draw_two" ? "_d2" : S.top === "wild_draw_colour" ? "_until" : "";
+  $("verdicttitle").textContent = t("host.verdict" + v); $("guilty").textContent = t("host.guilty" + v); $("innocent").textContent = t("host.innocent" + v); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
+  $("cardbox").classList.toggle("now", mode === "none" && (w === "flip" || w === "play"));
+  $("takeback").hidden = w !== "take_back";
+  if (!hostPick) hostPick = picker($("hostpick"), hostCardChanged);
+  hostPick.sync();
+  hostCardChanged(hostPick.get());
+  if (!revPick) revPick = picker($("revpick"), (c) => { $("revadd").disabled = !c; $("revadd").textContent = c ? t("host.reveal_add", { card: c }) : t("err.pick_card"); });
+  revPick.sync();
+  if (!revPick.get()) { $("revadd").disabled = true; $("revadd").textContent = t("err.pick_card"); }
+  showReveal();
+  if (!corrPick) corrPick = picker($("corrpick"), (c) => { $("correct").disabled = !c; $("correct").textContent = c ? t("host.correct_btn", { card: c }) : t("err.pick_card"); });
+  corrPick.sync();
+  if (!corrPick.get()) { $("correct").disabled = true; $("correct").textContent = t("err.pick_card"); }
   const seats = $("seats"); seats.innerHTML = "";
-  names.forEach(n => { const b = el("button", "free " + n + "'s seat"); b.onclick = () => post("/api/host/release", { player: n }); seats.appendChild(b); });
-  fetch("/api/host/log").then(r => r.json()).then(d => { fillSelect("corrnum", (d.lines || []).filter(l => ["flip", "play"].includes(l.line.type)).map(l => l.event)); });
+  names.forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) post("/api/host/release", { player: n }, "done.release", { player: n }); }; seats.appendChild(b); });
+  fetch("/api/host/log").then(r => r.json()).then(d => {
+    fillSelect("corrnum", (d.lines || []).filter(l => ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
+  }).catch(() => { });
+  fetch("/api/host/refused").then(r => r.json()).then(d => {
+    const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-rejected")));
+  }).catch(() => { });
+}
+function hostCardChanged(c) {
+  const flip = S && S.waiting_for === "flip";
+  $("flipcard").hidden = !flip; $("playcard").hidden = flip;
+  $("flipcard").disabled = $("playcard").disabled = !c;
+  $("flipcard").textContent = c ? t("host.flip", { card: c }) : t("err.pick_card");
+  $("playcard").textContent = c ? t("host.play", { card: c }) : t("err.pick_card");
+}
+function showReveal() {
+  $("revcards").textContent = revList.map(cardName).join(", ");
+  $("revsend").disabled = !revList.length && !(S && S.waiting_for === "scores");
+  $("revsend").textContent = t("host.reveal_btn", { player: $("revplayer").value || "" });
 }
 
 // The turn timer (table option turn_seconds): counted down here from the server's `elapsed`;
 // it only warns, the referee never plays for anyone.
 function renderTimer() {
-  const t = $("timer"); if (!t) return;
+  const e = $("timer"); if (!e) return;
   const c = S && S.turn_clock;
-  if (!c || !S.turn) { t.textContent = ""; t.className = "timer"; return; }
-  const left = Math.ceil(c.seconds - c.elapsed - (performance.now() - clockAt) / 1000);
-  const who = S.turn === me ? "Your" : S.turn + "'s";
-  t.textContent = left > 0 ? who + " turn: " + left + " s" : who + " time is up!";
-  t.className = left > 5 ? "timer" : "timer alert";
+  if (!c || !S.turn) { e.textContent = ""; e.className = "timer"; return; }
+  const left = Math.ceil(c.seconds - c.elapsed - (performance.now() - clockAt) / 1000), mine = S.turn === me;
+  e.textContent = left > 0 ? t(mine ? "timer.mine" : "timer.other", { player: S.turn, s: left }) : t(mine ? "timer.mine_up" : "timer.other_up", { player: S.turn });
+  e.className = left > 5 ? "timer" : "timer alert";
 }
 setInterval(renderTimer, 500);
 
@@ -136,7 +399,7 @@ function render() {
   if (!S) return;
   renderCommon();
   renderTimer();
-  ({ table: renderTable, seat: renderSeat, standings: renderStandings, host: renderHost }[view] || (() => { }))();
+  ({ table: renderTable, seat: renderSeat, standings: renderStandings, host: renderHost, tv: renderTv }[view] || (() => { }))();
 }
 
 function connect() {
@@ -144,15 +407,62 @@ function connect() {
   es.onmessage = (m) => { S = JSON.parse(m.data).state; clockAt = performance.now(); document.body.dataset.events = S.events; render(); };
 }
 
+// -- actions ------------------------------------------------------------------------------
+const DONE = { draw: "done.draw", pass: "done.pass", color: "done.color", challenge: "done.challenge", accept: "done.accept", uno: "done.uno", catch: "done.catch" };
 document.addEventListener("click", async (ev) => {
   const b = ev.target.closest("button[data-act]"); if (!b) return;
   const act = b.dataset.act;
-  await post("/api/act", { action: act, color: b.dataset.color });
+  const pending = S && S.pending_draw;
+  const done = act === "draw" && pending ? "done.take" : DONE[act];
+  await post("/api/act", { action: act, color: b.dataset.color }, done, { color: b.dataset.color, n: pending });
 });
-if ($("leave")) $("leave").onclick = async () => { await post("/api/seat/leave"); me = ""; render(); };
 const on = (id, ev, f) => { if ($(id)) $(id).addEventListener(ev, f); };
-on("login", "submit", async (e) => { e.preventDefault(); if ((await post("/api/host/login", { pin: $("pin").value })).ok) location.reload(); });
-const OFF_AT_ZERO = ["hands", "hand_limit", "elimination", "turn_seconds"];  // 0 = option off
+// "I drew N": a draw until a colour or a Gryffindor card, counted by the player (the referee
+// cannot see the pile); while a wild draw colour may still be challenged, it accepts it.
+on("drewform", "submit", async (e) => {
+  e.preventDefault(); const n = parseInt($("drewn").value, 10);
+  if (isNaN(n) || n < 1 || n > 200) { toast(t("err.bad_count"), true); return; }
+  const r = await post("/api/act", { action: S.waiting_for === "challenge" ? "accept" : "draw", count: n }, "done.drew", { n });
+  if (r.ok) $("drewn").value = "";
+});
+on("reflectbtn", "click", () => post("/api/act", { action: "play", card: "mario_reflect" }, "done.reflect"));
+on("nosecond", "click", () => post("/api/act", { action: "pass" }, "done.no_second"));
+on("leave", "click", async () => { await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
+on("playcard", "click", async () => {
+  if (view === "seat") {
+    const c = seatPick && seatPick.get(); if (!c) return;
+    const flip = S.waiting_for === "flip";
+    const r = await post("/api/act", { action: flip ? "flip" : "play", card: c }, flip ? (S.turned_by ? "done.turned" : "done.flip") : "done.play", { card: c });
+    if (r.ok) seatPick.clear();
+  } else {
+    const c = hostPick.get(); if (!c || !(await ask(t("confirm.card", { card: c })))) return;
+    if ((await post("/api/host/card", { type: "play", card: c }, "done.play", { card: c })).ok) hostPick.clear();
+  }
+});
+on("flipcard", "click", async () => {
+  const c = hostPick.get(); if (!c || !(await ask(t("confirm.card", { card: c })))) return;
+  if ((await post("/api/host/card", { type: "flip", card: c }, "done.flip", { card: c })).ok) hostPick.clear();
+});
+on("takeback", "click", async () => { if (await ask(t("confirm.take_back"))) post("/api/host/card", { type: "take_back" }, "done.take_back"); });
+on("mypoints", "submit", async (e) => {
+  e.preventDefault(); const n = parseInt($("mypts").value, 10);
+  if (isNaN(n) || n < 0) { toast(t("err.bad_points"), true); return; }
+  post("/api/act", { action: "points", points: n }, "done.points", { n });
+});
+on("login", "submit", async (e) => { e.preventDefault(); if ((await post("/api/host/login", { pin: $("pin").value }, "done.login")).ok) location.reload(); });
+on("logout", "click", async () => { if ((await post("/api/host/logout", {}, "done.logout")).ok) location.reload(); });
+const OFF_AT_ZERO = ["hands", "hand_limit", "elimination", "turn_seconds", "discard_two", "mario_reflect", "dementor"];  // 0 = option off
+// Presets fill the form (the host can still change any option before starting).
+const PRESETS = {
+  official: { deck: "classic", hand_size: 7, first_card: "classic", target: 500, hands: 0, scoring: "winner_takes", uno_penalty: 2, uno_catch: "auto", illegal_play_penalty: 2, dealer_rotation: "clockwise", stacking: "false", jump_in: false, seven_zero: false, draw_until_playable: false, deflect: "false", multiple_play: false, no_action_finish: false, no_wild_finish: false, hand_limit: 0, elimination: 0, teams: false, double_score: false, turn_seconds: 0, discard_two: 0, mario_reflect: 0, dementor: 0 },
+  house: { stacking: "true", jump_in: true, seven_zero: true, draw_until_playable: true, uno_penalty: 2, target: 500 },
+};
+document.addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-preset]"); if (!b) return;
+  const f = $("newgame"), p = Object.assign({}, PRESETS.official, PRESETS[b.dataset.preset]);
+  Object.entries(p).forEach(([k, v]) => { const i = f.querySelector(`[name=${k}]`); if (!i) return; if (i.type === "checkbox") i.checked = v; else i.value = String(v); });
+  f.querySelectorAll("button[data-preset]").forEach(x => x.classList.toggle("on", x === b));
+});
 on("newgame", "submit", async (e) => {
   e.preventDefault(); const f = e.target, rules = {};
   f.querySelectorAll("[name]").forEach(i => {
@@ -160,33 +470,98 @@ on("newgame", "submit", async (e) => {
     else if (i.type === "number") { const v = parseInt(i.value, 10); if (!isNaN(v) && !(OFF_AT_ZERO.includes(i.name) && v === 0)) rules[i.name] = v; }
     else rules[i.name] = i.value === "true" ? true : i.value === "false" ? false : i.value;
   });
-  await post("/api/host/game", { players: $("players").value.split(",").map(s => s.trim()).filter(Boolean), rules });
+  const players = $("players").value.split(",").map(s => s.trim()).filter(Boolean);
+  if (players.length < 2) { toast(t("err.players_list"), true); return; }
+  if (await ask(t("confirm.game", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
 });
-on("deal", "click", () => post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}));
-on("undo", "click", () => post("/api/host/undo"));
-on("guilty", "click", () => post("/api/host/verdict", { guilty: true }));
-on("innocent", "click", () => post("/api/host/verdict", { guilty: false }));
-on("pointsform", "submit", (e) => { e.preventDefault(); post("/api/host/points", { player: $("ptplayer").value, points: parseInt($("pts").value, 10) }); });
-on("fixform", "submit", (e) => { e.preventDefault(); post("/api/host/score_fix", { hand: parseInt($("fixhand").value, 10), player: $("fixplayer").value, points: parseInt($("fixpts").value, 10) }); });
-on("correctform", "submit", (e) => { e.preventDefault(); post("/api/host/correct", { event: parseInt($("corrnum").value, 10), card: $("corrcard").value.trim() }); });
-on("cardform", "submit", (e) => { e.preventDefault(); post("/api/host/card", { type: "play", card: $("cardname").value.trim() }); });
+on("deal", "click", async () => { if (await ask(t("confirm.deal"))) post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal"); });
+on("undo", "click", async () => { if (await ask(t("confirm.undo"))) post("/api/host/undo", {}, "done.undo"); });
+on("guilty", "click", async () => { if (await ask(t("confirm.guilty"))) post("/api/host/verdict", { guilty: true }, "done.guilty"); });
+on("innocent", "click", async () => { if (await ask(t("confirm.innocent"))) post("/api/host/verdict", { guilty: false }, "done.innocent"); });
+on("pointsform", "submit", async (e) => {
+  e.preventDefault(); const player = $("ptplayer").value, n = parseInt($("pts").value, 10);
+  if (isNaN(n) || n < 0) { toast(t("err.bad_points"), true); return; }
+  if (await ask(t("confirm.points", { player, n }))) { if ((await post("/api/host/points", { player, points: n }, "done.points_host", { player, n })).ok) $("pts").value = ""; }
+});
+on("fixform", "submit", async (e) => {
+  e.preventDefault(); const hand = parseInt($("fixhand").value, 10), player = $("fixplayer").value, n = parseInt($("fixpts").value, 10);
+  if (isNaN(hand) || isNaN(n)) { toast(t("err.bad_number"), true); return; }
+  if (await ask(t("confirm.fix", { hand, player, n }))) post("/api/host/score_fix", { hand, player, points: n }, "done.fix");
+});
+on("correct", "click", async () => {
+  const c = corrPick.get(), ev = parseInt($("corrnum").value, 10); if (!c || isNaN(ev)) return;
+  if (await ask(t("confirm.correct", { card: c }))) { if ((await post("/api/host/correct", { event: ev, card: c }, "done.correct", { card: c })).ok) corrPick.clear(); }
+});
+on("revadd", "click", () => { const c = revPick.get(); if (c) { revList.push(c); revPick.clear(); showReveal(); } });
+on("revclear", "click", () => { revList = []; showReveal(); });
+on("revplayer", "change", showReveal);
+on("revsend", "click", async () => {
+  const player = $("revplayer").value;
+  if (!(await ask(t("confirm.reveal", { player, cards: revList.length ? revList : "0" })))) return;
+  if ((await post("/api/host/reveal", { player, cards: revList }, "done.reveal", { player })).ok) { revList = []; showReveal(); }
+});
+// A revealed hand typed by the host: the names are checked by the companion, which answers
+// with the points they are worth.
+on("revtyped", "submit", async (e) => {
+  e.preventDefault(); const player = $("revplayer").value, cards = $("revtext").value.trim();
+  if (!cards) { toast(t("err.no_cards_typed"), true); return; }
+  if (!(await ask(t("confirm.reveal", { player, cards: cards.split(/[\s,]+/) })))) return;
+  const r = await post("/api/host/reveal", { player, cards }, "done.reveal", { player });
+  $("revresult").textContent = r.ok ? t("host.reveal_points", { player, n: r.data.points }) : "";
+  if (r.ok) $("revtext").value = "";
+});
+
+// League night: the open league (its victory points table), open a new one, close it.
+let openLeague = null;
+function vpTable(box, vp) {
+  box.innerHTML = ""; box.hidden = !vp;
+  if (!vp) return;
+  const r1 = el("tr"), r2 = el("tr");
+  r1.appendChild(el("th", t("st.place"))); r2.appendChild(el("th", t("st.vp")));
+  vp.forEach((v, i) => { r1.appendChild(el("th", t("host.place", { n: i + 1 }))); r2.appendChild(el("td", String(v))); });
+  box.append(r1, r2);
+}
+function loadLeagues() {
+  if (!$("leaguebox")) return;
+  fetch("/api/leagues").then(r => r.json()).then(d => {
+    openLeague = (d.leagues || []).filter(l => !l.closed).pop() || null;
+    $("leaguenow").textContent = openLeague ? t("host.league_now", { name: openLeague.name }) : t("host.league_none");
+    vpTable($("leaguevp"), openLeague && openLeague.victory_points);
+    $("leagueclose").hidden = !openLeague;
+  }).catch(() => { });
+}
+loadLeagues();
+on("leaguevpset", "change", () => { $("leaguecustombox").hidden = $("leaguevpset").value !== "custom"; });
+on("leagueform", "submit", async (e) => {
+  e.preventDefault(); const name = $("leaguename").value.trim(), set = $("leaguevpset").value;
+  if (!name) { toast(t("err.league_name"), true); return; }
+  let vp = set;
+  if (set === "custom") {
+    vp = $("leaguecustom").value.trim().split(/[\s,]+/).map(Number);
+    if (!vp.length || vp.length > 10 || vp.some((v, i) => !Number.isInteger(v) || v < 0 || v > 1000 || (i && v > vp[i - 1]))) { toast(t("err.bad_vp"), true); return; }
+  }
+  if (!(await ask(t("confirm.league_open", { name })))) return;
+  if ((await post("/api/host/league", { name, victory_points: vp }, "done.league_open", { name })).ok) { $("leaguename").value = ""; loadLeagues(); }
+});
+on("leagueclose", "click", async () => {
+  if (!openLeague || !(await ask(t("confirm.league_close", { name: openLeague.name })))) return;
+  if ((await post(`/api/host/league/${openLeague.id}/close`, {}, "done.league_close")).ok) loadLeagues();
+});
+
 function showSwatches(sw) {
   const box = $("swatches"); if (!box) return; box.textContent = "";
-  if (!sw) { box.textContent = "not calibrated: colours are read as the model learned them"; return; }
-  for (const [name, hex] of Object.entries(sw)) {
-    const s = document.createElement("span"); s.className = "swatch"; s.textContent = name;
-    s.style.background = hex; s.style.color = "#fff"; s.style.padding = "0.4em 0.8em"; s.style.borderRadius = "6px";
-    box.appendChild(s);
-  }
+  if (!sw) { box.textContent = box.dataset.none; return; }
+  for (const [name, hex] of Object.entries(sw)) { const s = el("span", T["color." + name] || name, "swatch"); s.style.background = hex; box.appendChild(s); }
 }
-if ($("swatches")) fetch("/api/host/colours").then(r => r.json()).then(c => showSwatches(c.swatches));
-on("calibrate", "click", async () => {
-  const r = await post("/api/host/colours");
-  if (r.ok) { showSwatches(r.data.swatches); $("calibrate").textContent = "Calibrate again"; toast("colours calibrated"); }
-});
-if ($("zonesjson")) fetch("/api/host/zones").then(r => r.json()).then(z => { $("zonesjson").value = JSON.stringify(z); });
+if ($("swatches")) fetch("/api/host/colours").then(r => r.json()).then(c => showSwatches(c.swatches)).catch(() => { });
+on("calibrate", "click", async () => { const r = await post("/api/host/colours", {}, "done.colours"); if (r.ok) showSwatches(r.data.swatches); });
+if ($("snap")) $("snap").onerror = () => { $("snap").hidden = true; };  // no frame yet: no broken picture
+if ($("zonesjson")) fetch("/api/host/zones").then(r => r.json()).then(z => { $("zonesjson").value = JSON.stringify(z); }).catch(() => { });
 on("zonesform", "submit", async (e) => {
-  e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast("zones: not JSON"); return; }
-  if ((await post("/api/host/zones", z)).ok) { $("snap").src = "/host/snapshot.jpg?" + Date.now(); toast("zones saved"); }
+  e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast(t("err.refused", { n: "JSON" }), true); return; }
+  if (await ask(t("confirm.zones")) && (await post("/api/host/zones", z, "done.zones")).ok) $("snap").src = "/host/snapshot.jpg?" + Date.now();
 });
+on("tab-game", "click", () => showTab("game"));
+on("tab-league", "click", () => showTab("league"));
+if ($("tab-league") && location.hash === "#league") showTab("league");
 connect();

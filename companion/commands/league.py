@@ -1,0 +1,101 @@
+"""`uno-companion league`: league night (rules.md, "Victory points and league night").
+
+    uno-companion league new "Thursday club" [--victory-points 12,6,2,0 | two_winners]
+    uno-companion league list
+    uno-companion league show [ID] [--json]
+    uno-companion league add GAME [--league ID]
+    uno-companion league close [ID]
+
+Games started while a league is open join it; `add` puts an older stored game in one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from companion.errors import CompanionError
+from companion.store import EventStore, StoreError, default_db_path
+
+HELP = "league night: open a league, add games, show standings"
+
+
+class LeagueUsage(CompanionError, ValueError):
+    exit_code = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("new", "list", "show", "add", "close"))
+    parser.add_argument("name", nargs="?", default=None,
+                        help="new: the league's name; show/close: its id; add: the game id")
+    parser.add_argument("--league", default="newest", metavar="ID", help="add: which league")
+    parser.add_argument("--victory-points", default=None, metavar="LIST",
+                        help="new: points per placing, 1st first (default 12,6,2,0), or "
+                             "one_winner / two_winners")
+    parser.add_argument("--json", action="store_true", help="show: the standings as JSON")
+    parser.add_argument("--db", type=Path, default=None,
+                        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})")
+
+
+def pick_league(store: EventStore, which: str | None) -> str:
+    """A league id from an id or "newest"; a one-line error if there is none."""
+    leagues = store.leagues()
+    if not leagues:
+        raise StoreError(f"{store.path} holds no league yet (uno-companion league new NAME)")
+    if which in (None, "newest"):
+        return str(leagues[-1]["id"])
+    if store.league(which) is None:
+        known = ", ".join(entry["id"] for entry in leagues[-3:])
+        raise StoreError(f"no league {which!r} in {store.path} (newest: {known})")
+    return which
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.league import league_standings, parse_victory_points
+
+    path = (args.db or default_db_path()).expanduser()
+    if args.action != "new" and not path.is_file():
+        raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
+    with EventStore(path) as store:
+        if args.action == "new":
+            if not args.name or not args.name.strip():
+                raise LeagueUsage("name the league: uno-companion league new NAME")
+            raw = args.victory_points
+            if raw is not None and "," in raw or (raw or "").isdigit():
+                try:
+                    raw = [int(x) for x in raw.split(",")]
+                except ValueError:
+                    raise LeagueUsage(f"--victory-points takes whole numbers like 12,6,2,0, "
+                                      f"not {args.victory_points!r}") from None
+            vp = parse_victory_points(raw)
+            league_id = store.new_league(args.name.strip()[:80], vp)
+            print(f"league {league_id} ({args.name.strip()[:80]}) open: victory points "
+                  f"{', '.join(map(str, vp))}; games started from now on join it")
+            return 0
+        if args.action == "list":
+            for entry in store.leagues():
+                state = "closed" if entry["closed"] else "open"
+                print(f"{entry['id']}  {entry['games']:3d} games  {state:6s}  {entry['name']}")
+            return 0
+        if args.action == "add":
+            if not args.name:
+                raise LeagueUsage("name the game to add: uno-companion league add GAME")
+            league_id = pick_league(store, args.league)
+            store.add_to_league(league_id, args.name)
+            print(f"game {args.name} added to league {league_id}")
+            return 0
+        league_id = pick_league(store, args.name)
+        if args.action == "close":
+            store.close_league(league_id)
+            print(f"league {league_id} closed")
+            return 0
+        table = league_standings(store, league_id)
+    if args.json:
+        print(json.dumps(table, indent=1))
+        return 0
+    print(f"{table['league']['name']} ({league_id}): {len(table['games'])} finished games"
+          + (f", {len(table['unfinished'])} unfinished" if table["unfinished"] else ""))
+    for row in table["table"]:
+        print(f"{row['rank']:2d}. {row['player']:12s} {row['victory_points']:4d} VP  "
+              f"{row['games_won']} won of {row['games']}  {row['game_points']} game points")
+    return 0

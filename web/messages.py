@@ -1,0 +1,194 @@
+"""What the referee says, as catalogue keys for people: `{"k": key, "a": {args}}`.
+
+The engine is pure and speaks one language (its `message`, English, also for logs and
+tests). The page speaks the table's language, so each notice and each refusal is turned
+here into a catalogue key and its arguments (player names, numbers, card names), read off
+the engine's message by one pattern per kind. A message no pattern knows gets a plain
+fallback key, never the engine's words alone; tests run every kind through the engine so a
+changed message shows up as a failing test, not as developer words on a phone.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+Say = dict[str, Any]
+
+_CARD = r"([a-z0-9_]+)"
+_NAME = r"(.+?)"
+
+# After "<player> ": the penalty reasons of the engine's _penalty(), each with its key.
+_PENALTIES: tuple[tuple[str, str], ...] = (
+    ("did not call UNO", "notice.uno_penalty"),
+    ("was caught without calling UNO", "notice.uno_caught"),
+    ("is hit by the customizable card", "notice.hit_custom"),
+    ("is hit by the first card's draw two", "notice.hit_first_d2"),
+    ("is hit by a draw two", "notice.hit_d2"),
+    ("is hit by a draw one", "notice.hit_d1"),
+    ("is hit by a draw five", "notice.hit_d5"),
+    ("is hit by the first card's draw one", "notice.hit_first_d1"),
+    ("challenged an honest wild draw two", "notice.challenge_failed_d2"),
+    ("takes the pending cards and loses the turn", "notice.took_pending"),
+    ("is sent the pending cards", "notice.sent_pending"),
+    ("is hit by the last card", "notice.hit_last"),
+    ("held a playable colour: challenge upheld", "notice.challenge_upheld"),
+    ("challenged an honest wild draw four", "notice.challenge_failed"),
+)
+_TOOK_BACK = re.compile(rf"took back {_CARD}")
+# themed cards: a reflect card's sender, a draw until a colour (Wild Draw Colour, Dementor)
+_REFLECT = re.compile(rf"is sent back the (\d+) cards by {_NAME}'s reflect card")
+_DREW_UNTIL = re.compile(r"drew (\d+) until a (\w+) card")
+_UPHELD_UNTIL = re.compile(r"held a playable colour: challenge upheld: draws until a (\w+) card")
+_FAILED_UNTIL = re.compile(r"challenged an honest wild draw colour \(and draws until a (\w+) card\)")
+_DRAWS = re.compile(r": draws (\d+)(?: \(only (\d+) left\))?$")
+
+_NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
+    "reading": (re.compile(rf"^read as .*: {_CARD} fits the table$"), "notice.reading", ("card",)),
+    "reshuffle": (re.compile(r"^draw pile empty"), "notice.reshuffle", ()),
+    "card_returned": (re.compile(rf"^{_CARD} cannot start the pile"), "notice.card_returned", ("card",)),
+    "uno_called": (re.compile(rf"^{_NAME} called UNO!$"), "notice.uno_called", ("player",)),
+    "deflect": (re.compile(rf"^{_NAME} sends the (\d+) pending cards on to {_NAME}$"), "notice.deflect",
+                ("by", "n", "player")),
+    "eliminated": (re.compile(rf"^{_NAME} holds (\d+) cards \(elimination"), "notice.eliminated", ("player", "n")),
+    "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards, tracked (\d+)"), "notice.count_mismatch",
+                       ("player", "shown", "n")),
+    "game_won": (re.compile(rf"^{_NAME} wins? the game with (-?\d+) points$"), "notice.game_won", ("player", "n")),
+    "corrected": (re.compile(rf"^event \d+ corrected to {_CARD}$"), "notice.corrected", ("card",)),
+}
+
+
+def _until(key: str, args: dict[str, Any], colour: str) -> Say:
+    """A draw until a colour, or until a Gryffindor card (Dementor): its own words."""
+    if colour.lower() == "gryffindor":  # the engine writes "a Gryffindor card"
+        return {"k": key + "_gryffindor", "a": args}
+    return {"k": key, "a": {**args, "color": colour}}
+
+
+def notice_say(notice: dict) -> Say:
+    """The catalogue key and arguments for one engine notice (see table-log.md's kinds)."""
+    kind = str(notice.get("kind") or "")
+    message = str(notice.get("message") or "")
+    player = notice.get("player")
+    if kind == "rejected":
+        return error_say(message)
+    if kind in ("uno_penalty", "penalty_draw", "challenge_upheld", "challenge_failed", "reflect"):
+        rest = message[len(player) + 1:] if isinstance(player, str) and message.startswith(player + " ") else message
+        drawn = _DRAWS.search(rest)
+        reason = rest[: drawn.start()] if drawn else rest
+        args: dict[str, Any] = {"player": player, "n": int(drawn.group(1)) if drawn else 0}
+        for text, key in _PENALTIES:
+            if reason == text:
+                return {"k": key, "a": args}
+        took = _TOOK_BACK.fullmatch(reason)
+        if took:
+            return {"k": "notice.took_back", "a": {**args, "card": took.group(1)}}
+        m = _REFLECT.fullmatch(reason)
+        if m:
+            return {"k": "notice.reflect", "a": {**args, "by": m.group(2)}}
+        m = _DREW_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.drew_until", {"player": player, "n": int(m.group(1))}, m.group(2))
+        m = _UPHELD_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.upheld_until", {"player": player}, m.group(1))
+        m = _FAILED_UNTIL.fullmatch(reason)
+        if m:
+            return _until("notice.failed_until", args, m.group(1))
+        return {"k": "notice.draws", "a": args}
+    if kind == "illegal_play":
+        m = re.match(rf"^{_NAME} cannot go out on (.+) \((.+)\): take it back and draw (\d+)$", message)
+        if m:
+            return {"k": "notice.illegal_out", "a": {"player": m.group(1), "cards": m.group(2).split(", "),
+                                                      "n": int(m.group(4))}}
+        m = re.match(rf"^{_NAME} cannot play (.+) on {_CARD} \((\w+)\): take it back and draw (\d+)$", message)
+        if m:
+            return {"k": "notice.illegal_play", "a": {"player": m.group(1), "cards": m.group(2).split(", "),
+                                                       "top": m.group(3), "color": m.group(4), "n": int(m.group(5))}}
+        return {"k": "notice.illegal_any", "a": {"player": player}}
+    if kind == "hand_won":
+        m = re.match(rf"^{_NAME} wins hand (\d+)(.*)$", message)
+        if m:
+            how = m.group(3)
+            key = ("notice.hand_won_last" if how.startswith(" as the last")
+                   else "notice.hand_won_double" if "double" in how else "notice.hand_won")
+            return {"k": key, "a": {"player": m.group(1), "n": int(m.group(2))}}
+    if kind == "catch_void":
+        if player is None:
+            return {"k": "notice.catch_nobody", "a": {}}
+        return {"k": "notice.catch_void", "a": {"player": player}}
+    found = _NOTICES.get(kind)
+    if found is not None:
+        pattern, key, names = found
+        m = pattern.search(message)
+        if m:
+            values = [int(v) if v.lstrip("-").isdigit() else v for v in m.groups()]
+            return {"k": key, "a": dict(zip(names, values))}
+    return {"k": "notice.other", "a": {"player": player}}
+
+
+# Refusals (the engine's `rejected` reasons, and the page's own) people can meet at a table.
+_ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
+    (re.compile(p), k, names) for p, k, names in (
+        (r"^not now: waiting for (\w+)$", "err.not_now", ("phase",)),
+        (rf"^{_NAME} must draw before passing$", "err.draw_first", ("player",)),
+        (rf"^{_NAME} already drew this turn", "err.drew_already", ("player",)),
+        (rf"^{_NAME} must answer or take the (\d+) pending cards$", "err.pending", ("player", "n")),
+        (r"^no UNO window is open$", "err.uno_no_window", ()),
+        (rf"^{_NAME} has no UNO window open$", "err.uno_no_window", ("player",)),
+        (rf"^{_NAME} already called UNO$", "err.uno_already", ("player",)),
+        (rf"^{_NAME} cannot catch themselves$", "err.catch_self", ("player",)),
+        (rf"^{_NAME} cannot target themselves$", "err.pick_other", ("player",)),
+        (rf"^it is {_NAME}'s turn, not {_NAME}'s$", "err.not_turn", ("player", "other")),
+        (rf"^{_NAME}'s points are already in$", "err.points_in", ("player",)),
+        (r"^every loser's points are already in$", "err.points_all_in", ()),
+        (rf"^{_NAME} won the hand and holds no cards$", "err.points_winner", ("player",)),
+        (r"^nothing to undo$", "err.nothing_undo", ()),
+        (r"^no cards are left to draw", "err.no_cards_left", ()),
+        (rf"^the deck holds only (\d+) {_CARD}", "err.deck_only", ("n", "card")),
+        (rf"^{_CARD} is not in the (\w+) deck$", "err.not_in_deck", ("card", "deck")),
+        (r"^the first hand needs a \"dealer\"$", "err.need_dealer", ()),
+        (r"^UNO needs 2 to (\d+) players", "err.players_count", ("n",)),
+        (r"^no game yet", "err.no_game", ()),
+        (rf"^a colour is named only for wild cards, not {_CARD}$", "err.color_only_wild", ("card",)),
+        (rf"^the evidence is {_NAME}'s hand$", "err.evidence_of", ("player",)),
+        (rf"^{_NAME} holds (\d+) cards and the hand limit", "err.hand_limit", ("player", "n")),
+        (rf"^{_NAME}'s illegal last card must be taken back first$", "err.take_back_first", ("player",)),
+        (rf"^{_NAME} is out of this hand$", "err.out_of_hand", ("player",)),
+        (r"^no hand is being played$", "err.no_hand", ()),
+        (r"^the draw pile is empty$", "err.no_cards_left", ()),
+        (r"^the target is already chosen", "err.target_chosen", ()),
+        (r"^jump-in", "err.jump_in", ()),
+        (r"^several cards in one play need the multiple_play option$", "err.multiple_off", ()),
+        (r"^multiple play lays cards of one number", "err.multiple_number", ()),
+        (r"^player names must be different$", "err.players_list", ()),
+        (r"^unknown card ", "err.unknown_card", ()),
+        # themed cards (UNO Flip's sides, discard two, draws until a colour)
+        (r"^the dark side is in play: name ", "err.colour_dark", ()),
+        (r"^the light side is in play: name ", "err.colour_light", ()),
+        (rf"^the dark side is in play: {_CARD} is a light-side face", "err.face_light", ("card",)),
+        (rf"^the light side is in play: {_CARD} is a dark-side face", "err.face_dark", ("card",)),
+        (rf"^{_NAME} draws until a Gryffindor card first, not {_NAME}$", "err.until_first_gryffindor",
+         ("player", "other")),
+        (rf"^{_NAME} draws until a (\w+) card first, not {_NAME}$", "err.until_first", ("player", "color", "other")),
+        (rf"^{_NAME} must first draw until a Gryffindor card", "err.until_count_gryffindor", ("player",)),
+        (rf"^{_NAME} must first draw until a (\w+) card", "err.until_count", ("player", "color")),
+        (r"^only (\d+) cards are left to draw, not (\d+)$", "err.only_left", ("n", "asked")),
+        (rf"^{_NAME} lays the discard two's second card, not {_NAME}$", "err.second_by", ("player", "other")),
+        (rf"^the second card of a discard two is one (\w+) card, not {_CARD}", "err.second_colour",
+         ("color", "card")),
+        (rf"^{_NAME} lays a second (\w+) card with the discard two", "err.second_first", ("player", "color")),
+        (r"^\"count\" must be a whole number", "err.bad_number", ()),
+        (r"^rule (\w+) adds cards to a classic, modern or swap deck, not to the flip deck", "err.flip_adds",
+         ("option",)),
+        (r"^rule (\w+) is not defined for the flip deck", "err.flip_not", ("option",)),
+    ))
+
+
+def error_say(message: str) -> Say:
+    """The catalogue key for a refusal; one no pattern knows keeps its reason as `reason`."""
+    for pattern, key, names in _ERRORS:
+        m = pattern.search(message)
+        if m:
+            values = [int(v) if v.isdigit() else v for v in m.groups()]
+            return {"k": key, "a": dict(zip(names, values))}
+    return {"k": "err.generic", "a": {"reason": message}}
