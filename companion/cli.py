@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("companion.commands.train", "generate training data and train the card model"),
     "recognize": ("companion.commands.recognize", "name the cards in images"),
     "eval-photos": ("companion.commands.eval_photos", "accuracy on a folder-per-card photo set"),
+    "fit-sharpness": ("companion.commands.fit_sharpness", "fit the referee's reading sharpness on rendered cards"),
     "bench-vision": ("companion.commands.bench_vision", "time the recognizer per frame"),
     "watch": ("companion.commands.watch", "turn a camera or video into camera events (cards laid, take-backs, reveals)"),
     "make-video": ("companion.commands.make_video", "generate a table video with its true events"),

@@ -244,3 +244,74 @@ def test_reading_sharpness_is_one_for_honest_readings_and_more_for_overstated_ru
     # overstated: the second name at 0.2 is the card one time in fifty
     overstated = honest[:8] * 6 + honest[8:9]
     assert reading_sharpness(overstated) > 1.5
+
+
+class _PileReader:
+    """A recognizer of rendered piles that knows what was laid (the scene it is shown is the
+    last `pile_scene` made): it boxes the laid card and reads it as `read(k, name)` says for
+    the k-th picture."""
+
+    def __init__(self, monkeypatch, read):
+        import companion.scenes as scenes
+
+        self.read, self.k = read, 0
+        real = scenes.pile_scene
+
+        def recording(rng, bank, top, design=None):
+            img, box = real(rng, bank, top, design)
+            self.last = (top, box)
+            return img, box
+
+        monkeypatch.setattr(scenes, "pile_scene", recording)
+
+    def detect(self, frame):
+        from companion.detector import Detection
+
+        name, box = self.last
+        self.k += 1
+        readings = self.read(self.k, name)
+        return [Detection(readings[0][0], readings[0][1], box, tuple(readings))] if readings else []
+
+
+def _plain_bank():
+    import numpy as np
+
+    from companion.scenes import FaceBank
+
+    def face(name, design, height, rng=None):  # a white card: what it shows does not matter here
+        return np.full((height, int(height * 0.65), 4), 255, np.uint8)
+
+    return FaceBank(height=60, variants=1, renderer=face)
+
+
+def test_sharpness_fitted_on_rendered_piles_is_one_for_an_honest_reader_and_more_for_an_overstating_one(monkeypatch):
+    from companion.evaluation import reading_sharpness, synthetic_readings
+
+    def honest(k, name):  # second name at 0.2, and it is the card one time in five
+        first, second = (name, "red_6") if k % 5 else ("red_6", name)
+        return [(first, 0.8), (second, 0.2)]
+
+    def overstating(k, name):  # second name at 0.2, and it is the card one time in fifty
+        first, second = (name, "red_6") if k % 50 else ("red_6", name)
+        return [(first, 0.8), (second, 0.2)]
+
+    reader = _PileReader(monkeypatch, honest)
+    reads = synthetic_readings(reader, per_card=50, names=["red_5"], bank=_plain_bank())
+    assert len(reads) == 50 and {truth for truth, _ in reads} == {"red_5"}
+    assert reading_sharpness(reads) == 1.0
+    assert reading_sharpness(synthetic_readings(_PileReader(monkeypatch, overstating), per_card=100, names=["red_5"],
+                                                bank=_plain_bank())) > 1.5
+
+
+def test_synthetic_readings_see_every_camera_shift_and_skip_pictures_with_no_card_found(monkeypatch):
+    from companion.evaluation import VARIANTS, synthetic_readings
+
+    shifted = []
+    import companion.photometric as photometric
+
+    real = photometric.apply_shift
+    monkeypatch.setattr(photometric, "apply_shift", lambda name, img: shifted.append(name) or real(name, img))
+    reader = _PileReader(monkeypatch, lambda k, name: [] if k % 2 else [(name, 0.9)])
+    reads = synthetic_readings(reader, per_card=len(VARIANTS), names=["wild", "blue_7"], bank=_plain_bank())
+    assert sorted(shifted) == sorted(list(VARIANTS) * 2)  # each shift as often as the others
+    assert len(reads) == len(VARIANTS)  # every other picture had no card found
