@@ -44,3 +44,42 @@ def chromium() -> Iterator[tuple[Any, Any]]:
             yield pw, browser
         finally:
             browser.close()
+
+
+# -- what a person does on the page, the same in every browser test ---------------------------------
+
+def take_seat(page: Any, name: str, lang: str = "en") -> Any:
+    """On an open seat page: tap `name`, and see the page greet that player."""
+    from playwright.sync_api import expect
+
+    from web.i18n import t
+
+    page.locator("#names button", has_text=name).click()
+    expect(page.locator("#myname")).to_have_text(t("seat.you", lang, {"player": name}))
+    return page
+
+
+def log_in_host(page: Any, pin: str) -> Any:
+    """On an open host page: the PIN, and wait for the host's controls."""
+    page.fill("#pin", pin)
+    page.click("#login button")
+    page.wait_for_selector("#newgame")
+    return page
+
+
+def confirm(page: Any) -> None:
+    """Say yes to the page's confirmation."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm-yes")
+
+
+def wait_until(check: Any, what: str, seconds: float = 10.0) -> None:
+    """Poll `check()` until it holds; fail with `what` after `seconds`."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)

@@ -5,14 +5,13 @@ League tab, and a revealed hand typed by the host with its points computed."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, served  # noqa: E402
+from browser_support import MARKS, chromium, confirm, log_in_host, served, take_seat, wait_until  # noqa: E402
 from companion.league import league_standings  # noqa: E402
 from companion.simulate import simulate_games  # noqa: E402
 from web.i18n import t  # noqa: E402
@@ -54,10 +53,7 @@ def _toast(page, key, **args):
 
 
 def _sit(browser, url, name, lang="en"):
-    page = _page(browser, url, "/seat", lang)
-    page.locator("#names button", has_text=name).click()
-    expect(page.locator("#myname")).to_have_text(t("seat.you", lang, {"player": name}))
-    return page
+    return take_seat(_page(browser, url, "/seat", lang), name, lang)
 
 
 def _pick(page, box, card, colour):
@@ -66,23 +62,13 @@ def _pick(page, box, card, colour):
 
 
 def _host(browser, url, lang="en"):
-    host = _page(browser, url, "/host", lang)
-    host.fill("#pin", PIN)
-    host.click("#login button")
-    host.wait_for_selector("#newgame")
-    return host
+    return log_in_host(_page(browser, url, "/host", lang), PIN)
 
 
-def _yes(page):
-    expect(page.locator("#confirm")).to_be_visible()
-    page.click("#confirm-yes")
+_yes = confirm
 
 
-def _wait(check, what):
-    deadline = time.monotonic() + 10
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
+_wait = wait_until
 
 
 def _cards(referee, name):
