@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from companion.errors import CompanionError
 
@@ -248,18 +248,25 @@ def _forever(step: Any, bench: Bench, client: Client) -> None:
             time.sleep(0.2)
 
 
-def _phone_loop(bench: Bench, phone: Client) -> None:
-    rng = random.Random(hash(phone.name) ^ bench.args.seed)
+def _states_while_playing(bench: Bench, client: Client, unanswered: str | None = None) -> Iterator[dict]:
+    """The table's state as `client` reads it, again and again while the bench plays (paused
+    while it does not); a read with no answer is counted as `unanswered`, when given."""
     while not bench.stop_all.is_set():
         if not bench.playing.wait(0.2):
             continue
         try:
-            state = phone.state()
+            state = client.state()
         except OSError:
-            bench.count("phone errors (no answer in 120 s)")
+            if unanswered:
+                bench.count(unanswered)
             continue
-        if not bench.playing.is_set():
-            continue
+        if bench.playing.is_set():
+            yield state
+
+
+def _phone_loop(bench: Bench, phone: Client) -> None:
+    rng = random.Random(hash(phone.name) ^ bench.args.seed)
+    for state in _states_while_playing(bench, phone, "phone errors (no answer in 120 s)"):
         mine = state.get("turn") == phone.name
         waiting = state.get("waiting_for")
         if mine and waiting == "play" and state.get("drawn"):
@@ -277,15 +284,7 @@ def _camera_loop(bench: Bench, host: Client) -> None:
     """The host enters what a camera would see: a number card of the colour in force, for a
     player with more than 3 cards (so hands go on), about every other turn."""
     rng = random.Random(bench.args.seed + 7)
-    while not bench.stop_all.is_set():
-        if not bench.playing.wait(0.2):
-            continue
-        try:
-            state = host.state()
-        except OSError:
-            continue
-        if not bench.playing.is_set():
-            continue
+    for state in _states_while_playing(bench, host):
         players = {p["name"]: p["cards"] for p in state.get("players") or []}
         turn = state.get("turn")
 
