@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion.cards import CARD_NAMES
+from companion.photometric import FINDER_GAINS
 from companion.render import ASPECT, DESIGNS, render_card
 
 CLASS_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
@@ -215,7 +216,7 @@ def _photometry(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     f = img.astype(np.float32)
     h, w = f.shape[:2]
     # White balance and exposure
-    f *= rng.uniform(0.78, 1.2, 3).astype(np.float32)[None, None, :]
+    f *= rng.uniform(*FINDER_GAINS, 3).astype(np.float32)[None, None, :]
     f = f * rng.uniform(0.65, 1.3) + rng.uniform(-30, 30)
     # Washed-out webcam colours: pull towards grey
     if rng.random() < 0.4:

@@ -163,6 +163,22 @@ def test_a_hazy_picture_is_looked_at_again_with_contrast_and_colour_brought_up(s
 
 
 @shipped_only
+def test_a_warm_bulbs_picture_is_looked_at_again_with_the_cast_taken_off(shipped, monkeypatch):
+    from companion.photometric import card_white, cast, channel_gains, colour_temperature, exposure
+
+    table, (x1, y1, x2, y2) = _card_on_table("yellow_7", "modern")
+    warm = colour_temperature(channel_gains(exposure(table, 0.55), (0.9, 1.0, 1.05)), 2700)  # a dim bulb on a webcam already a bit warm
+    box = [(float(x1), float(y1), float(x2), float(y2))]
+    assert cast(card_white(warm, box)) > shipped.finder_cast  # more than the finder ever saw in training
+    looks, first_look = [], shipped._find
+    monkeypatch.setattr(shipped, "_find", lambda frame: looks.append(frame) or first_look(frame))
+    found = shipped.detect(warm)
+    assert len(looks) == 2
+    assert cast(card_white(looks[1], box)) < 1.1  # the second look sees the card's white grey
+    assert found and found[0].card == "yellow_7"
+
+
+@shipped_only
 def test_a_clear_picture_is_looked_at_once(shipped, monkeypatch):
     table, _ = _card_on_table("red_7", "classic")
     looks, first_look = [], shipped._find
