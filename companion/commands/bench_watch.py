@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the generated videos in this folder (a later run with the same folder, seed "
                              "and plays reuses them instead of generating them again)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--deck", choices=("classic", "flip"), default="classic",
+                        help="flip: games of UNO Flip from the simulator (the pile turned over after each Flip, "
+                             "the dark side's cards), drawn with the rendered faces (default classic)")
     parser.add_argument("--real", action="store_true",
                         help="videos of real cards (cut out of the real photos) on real texture photos")
     parser.add_argument("--photos", metavar="DIR", help="with --real: the photo sets, one folder of card-name "
@@ -202,6 +205,20 @@ def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) 
     return events, (watcher.frames if watcher else 0), spent, (watcher.detector_calls if watcher else 0)
 
 
+def flip_session(plays: int, seed: int, players: int = 4) -> list:
+    """Steps acting out simulated UNO Flip hands until at least `plays` cards are laid: after
+    each Flip the turned pile's new top is laid as the next card (what the camera sees)."""
+    from companion.simulate import simulate_hands
+    from companion.tablevideo import plan_from_log
+
+    lines: list[dict] = []
+    for hand in simulate_hands(players, 1000, seed, rules={"deck": "flip"}):
+        lines += hand
+        if sum(line.get("type") in ("flip", "play") for line in lines) >= plays:
+            break
+    return plan_from_log(lines)
+
+
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
     from companion.tablevideo import VideoSpec, make_video, read_truth, truth_path
@@ -210,6 +227,8 @@ def main(args: argparse.Namespace) -> int:
         raise CompanionError("--videos and --plays must be at least 1")
     if (args.photos or args.composites) and not args.real:
         raise CompanionError("--photos and --composites go with --real")
+    if args.deck != "classic" and args.real:
+        raise CompanionError("--deck flip has no real photos to cut out: use it without --real")
     args.detector = args.detector or ("yolo" if args.real else "truth")
     real = None
     if args.real:
@@ -231,7 +250,8 @@ def main(args: argparse.Namespace) -> int:
         if real is not None:
             return real(path, seed, k)
         design = "classic" if k % 2 == 0 else "modern"
-        return make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design))
+        steps = flip_session(args.plays, seed) if args.deck == "flip" else None
+        return make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design), steps=steps)
 
     all_truth: list[dict] = []
     all_events: list[dict] = []
@@ -239,7 +259,8 @@ def main(args: argparse.Namespace) -> int:
     offset = 0.0
     for k in range(args.videos):
         seed = args.seed + k
-        path = folder / f"{'real' if real else 'bench'}-{seed}-{args.plays}.mp4"
+        kind = "real" if real else ("bench" if args.deck == "classic" else f"bench-{args.deck}")
+        path = folder / f"{kind}-{seed}-{args.plays}.mp4"
         if args.keep and path.exists() and truth_path(path).exists():
             truth = read_truth(truth_path(path))
         else:
@@ -261,6 +282,7 @@ def main(args: argparse.Namespace) -> int:
     result["fps"] = round(frames / seconds, 1) if seconds else 0.0
     result["detector_calls"] = calls
     result["detector"] = args.detector
+    result["deck"] = args.deck
     if real is not None:
         result["real"] = real.summary()
     details = {k: result.pop(k) for k in ("_phantoms", "_missed", "_wrong")}
@@ -269,7 +291,7 @@ def main(args: argparse.Namespace) -> int:
     else:
         lat, latf = result["latency_ms"], result["latency_frames"]
         print(f"videos {args.videos}, cards laid {result['cards_laid']}, take-backs {result['take_backs']}, "
-              f"reveals {result['reveals']}, frames {frames}, detector {args.detector}")
+              f"reveals {result['reveals']}, frames {frames}, detector {args.detector}, deck {args.deck}")
         print(f"phantom {result['phantom']}, missed {result['missed']} ({result['missed_pct']}%), "
               f"wrong names {result['wrong_names']}, wrong flip/play {result['wrong_kind']}")
         print(f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms, max {lat['max']} ms "
