@@ -8,11 +8,13 @@ COLOURS_PATH (where that calibration is saved, beside the configuration).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import CompanionError
+from web.api import refuse
 from web.security import host_required
 
 bp = Blueprint("zones", __name__)
@@ -33,6 +35,17 @@ def _zones() -> Any:
     return Zones.default(w, h)
 
 
+def _zone_say(message: str) -> dict:
+    """The words for a refused zone (companion.zones' messages name the zone in quotes)."""
+    m = re.search(r"'(discard|draw|reveal)'", message)
+    zone = m.group(1) if m else None
+    if zone and "outside the" in message:
+        return {"k": "err.zone_outside", "a": {"zone": zone}}
+    if zone and message.endswith("is too small"):
+        return {"k": "err.zone_small", "a": {"zone": zone}}
+    return {"k": "err.zones_bad", "a": {}}
+
+
 def _frame() -> Any:
     snap = current_app.config.get("SNAPSHOT")
     return snap() if callable(snap) else None
@@ -51,13 +64,16 @@ def save_zones() -> Any:
 
     path = current_app.config.get("ZONES_PATH")
     if not path:
-        return jsonify(error="no zones file configured (run the companion with a camera)"), 409
+        return refuse(409, "no zones file configured (run the companion with a camera)", "err.no_camera")
     from web.inputs import BodyError, cap, parse_object
 
     try:
         zones = Zones.from_dict(parse_object(request.get_data(cache=True)))
     except (BodyError, CompanionError) as exc:
-        return jsonify(error=cap(str(exc))), 400
+        return jsonify(error=cap(str(exc)), say=_zone_say(str(exc))), 400
+    if zones.overlap("discard", "reveal") > 0:
+        # a card laid on the pile inside the reveal area would count as played and as shown
+        return refuse(400, "the discard pile and the reveal area overlap: move them apart", "err.zones_overlap")
     zones.save(path)
     saved = current_app.config.get("ZONES_SAVED")
     if callable(saved):  # the watcher picks the new zones up from the next frame
@@ -76,7 +92,8 @@ def snapshot() -> Any:
         return jsonify(error="no camera frame yet"), 404
     image = frame.copy()
     zones = _zones().scaled_to(image.shape[1], image.shape[0])
-    for name, color in _COLORS.items():
+    # ?raw=1: the bare picture, for the host page's editor, which draws the zones itself
+    for name, color in () if request.args.get("raw") else _COLORS.items():
         poly = zones.polygon(name)
         if poly:
             cv2.polylines(image, [np.array(poly, dtype=np.int32)], True, color, 2)
