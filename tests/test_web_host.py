@@ -214,3 +214,17 @@ def test_card_art_with_the_aid_carries_a_shape_per_colour(referee):
     assert wild.count('fill="#fff" stroke="#000"') == 4  # a shape on each quadrant
     for page in ("/", "/seat", "/standings", "/tv"):
         assert 'id="aid"' in client.get(page).get_data(as_text=True), page
+
+
+def test_the_editors_picture_is_phone_sized_and_its_zones_scale_to_the_camera(referee, tmp_path):
+    import cv2
+
+    from companion.zones import Zones
+
+    app, host = _host(referee, ZONES_PATH=str(tmp_path / "zones.json"),
+                      SNAPSHOT=lambda: np.zeros((720, 1280, 3), np.uint8))
+    raw = cv2.imdecode(np.frombuffer(host.get("/host/snapshot.jpg?raw=1").data, np.uint8), cv2.IMREAD_COLOR)
+    assert raw.shape[:2] == (360, 640)
+    body = {"frame": [640, 360], "discard": _rect(200, 60, 420, 200), "reveal": _rect(100, 250, 620, 350)}
+    assert host.post("/api/host/zones", json=body).status_code == 200
+    assert Zones.load(tmp_path / "zones.json").scaled_to(1280, 720).bbox("discard") == (400, 120, 840, 400)

@@ -19,6 +19,7 @@ from web.security import host_required
 
 bp = Blueprint("zones", __name__)
 _COLORS = {"discard": (0, 200, 255), "draw": (255, 160, 0), "reveal": (80, 220, 80)}
+_EDITOR_WIDTH = 640  # the zone editor's picture at most this wide
 
 
 def _zones() -> Any:
@@ -91,6 +92,11 @@ def snapshot() -> Any:
     if frame is None:
         return jsonify(error="no camera frame yet"), 404
     image = frame.copy()
+    if request.args.get("raw") and image.shape[1] > _EDITOR_WIDTH:
+        # the editor's picture: phone-sized, so the host page stays light; the zones it saves name
+        # this size as their frame, and are scaled to the camera's frames when used
+        scale = _EDITOR_WIDTH / image.shape[1]
+        image = cv2.resize(image, (_EDITOR_WIDTH, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
     zones = _zones().scaled_to(image.shape[1], image.shape[0])
     # ?raw=1: the bare picture, for the host page's editor, which draws the zones itself
     for name, color in () if request.args.get("raw") else _COLORS.items():
@@ -99,7 +105,8 @@ def snapshot() -> Any:
             cv2.polylines(image, [np.array(poly, dtype=np.int32)], True, color, 2)
             x, y = poly[0]
             cv2.putText(image, name, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, color, 2)
-    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    quality = 70 if request.args.get("raw") else 80  # the editor's picture only places boxes
+    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return Response(jpg.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 

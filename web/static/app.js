@@ -415,12 +415,13 @@ function drawOrder() {
   $("ordersave").disabled = $("ordercancel").disabled = orderDraft.join("\n") === orderBase;
 }
 function moveSeat(from, to) { const [n] = orderDraft.splice(from, 1); orderDraft.splice(to, 0, n); drawOrder(); }
-// Dragging moves the row itself (the captured element stays alive); the draft is read back at the end.
+// Dragging moves the rows passed over, never the dragged row (taking it out of the page would end
+// its pointer capture); the draft is read back at the end.
 function startOrderDrag(e, li) {
   e.preventDefault(); e.target.setPointerCapture(e.pointerId); orderDrag = li; li.classList.add("drag");
   const move = (m) => {
     const rows = [...$("seatorder").children], over = rows.find(r => r !== li && m.clientY > r.getBoundingClientRect().top && m.clientY < r.getBoundingClientRect().bottom);
-    if (over) $("seatorder").insertBefore(li, rows.indexOf(over) > rows.indexOf(li) ? over.nextSibling : over);
+    if (over) $("seatorder").insertBefore(over, rows.indexOf(over) > rows.indexOf(li) ? li : li.nextSibling);
   };
   const end = () => {
     e.target.removeEventListener("pointermove", move); orderDrag = null; li.classList.remove("drag");
@@ -668,7 +669,9 @@ function placeZones() {
     const box = g.querySelector(".box"), label = g.querySelector(".zlabel");
     box.setAttribute("x", x.toFixed(1)); box.setAttribute("y", y.toFixed(1));
     box.setAttribute("width", Math.abs(b[2] - b[0]).toFixed(1)); box.setAttribute("height", Math.abs(b[3] - b[1]).toFixed(1));
-    label.setAttribute("x", (x + 4).toFixed(1)); label.setAttribute("y", (y - 4 > 12 ? y - 4 : y + 16).toFixed(1));
+    // the name beside the top-left corner's handle, above the box when there is room
+    const r = +g.querySelector(".corner").getAttribute("r"), above = y - r * 0.4 > r * 1.2;
+    label.setAttribute("x", (x + r * 1.4).toFixed(1)); label.setAttribute("y", (above ? y - r * 0.4 : y + r * 1.6).toFixed(1));
     g.querySelectorAll(".corner").forEach(h => { const c = CORNERS[h.dataset.corner]; h.setAttribute("cx", b[c[0]].toFixed(1)); h.setAttribute("cy", b[c[1]].toFixed(1)); });
   });
 }
