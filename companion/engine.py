@@ -48,7 +48,7 @@ _IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_
 _DOUBLING = frozenset(("draw_two", "wild_draw_four"))
 EVENT_TYPES = (
     "game", "deal", "flip", "play", "color", "target", "draw", "pass", "uno", "catch",
-    "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct",
+    "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct", "seats",
 )
 MAX_PLAYERS = 10
 
@@ -854,6 +854,47 @@ class Table:
         self._cards = [hs] * self._n
         self._draw_pile = self._deck_size - hs * self._n
         self._phase = "flip"
+
+    def _h_seats(self, ev: dict, dry: bool) -> None:
+        """The same players in a new clockwise order, while a deal is awaited (before the first
+        hand or between hands): scores, hands won and the dealer stay with each person, and the
+        next hand's dealer and turns follow the new order."""
+        self._expect("deal")
+        players = ev.get("players")
+        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
+                or sorted(players) != sorted(self._names)):
+            raise _Reject(f"\"players\" must be the same {self._n} players in a new order: "
+                          f"{', '.join(self._names)}")
+        order = [self._index[p] for p in players]  # new seat -> old seat
+        team = self._team
+        if team is not None and self._hand > 0:
+            # partners keep each other mid-game, so they must still sit in alternate seats
+            for k in range(self._n):
+                a, b = order[k], order[(k + 1) % self._n]
+                if team[a] == team[b]:
+                    raise _Reject(f"teams: partners sit in alternate seats, not "
+                                  f"{self._names[a]} beside {self._names[b]}")
+        if dry:
+            return
+        where = {old: new for new, old in enumerate(order)}
+        for attr in ("_cards", "_scores", "_hands_won", "_last_draw", "_end_cards"):
+            values = getattr(self, attr)
+            setattr(self, attr, [values[i] for i in order])
+        if team is not None:
+            # before any hand the new order makes the teams, as a game event would
+            self._team = [team[i] for i in order] if self._hand > 0 else [k % 2 for k in range(self._n)]
+        self._by_draw = {where[i]: v for i, v in self._by_draw.items()}
+        self._owed = {where[i]: v for i, v in self._owed.items()}
+        self._gone = {where[i] for i in self._gone}
+        for attr in ("_dealer", "_turn", "_hand_winner", "_game_winner", "_window", "_caller",
+                     "_offender", "_victim", "_swap_target", "_turned_by"):
+            old = getattr(self, attr)
+            setattr(self, attr, None if old is None else where[old])
+        if self._until is not None:
+            who, colour, after = self._until
+            self._until = (where[who], colour, where[after])
+        self._names = [self._names[i] for i in order]
+        self._index = {p: k for k, p in enumerate(self._names)}
 
     def _step_dealer(self) -> int:
         assert self._dealer is not None
@@ -1813,6 +1854,7 @@ _HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
     "undo": Table._h_undo,
     "score_fix": Table._h_score_fix,
     "correct": Table._h_correct,
+    "seats": Table._h_seats,
 }
 
 

@@ -149,6 +149,14 @@ class Zones:
         xs, ys = [p[0] for p in poly], [p[1] for p in poly]
         return (min(xs), min(ys), max(xs), max(ys))
 
+    def overlap(self, a: str, b: str) -> float:
+        """The area (frame pixels) two zones' bounding boxes share; 0 when either is unset."""
+        if not self.polygon(a) or not self.polygon(b):
+            return 0.0
+        ax1, ay1, ax2, ay2 = self.bbox(a)
+        bx1, by1, bx2, by2 = self.bbox(b)
+        return max(0.0, min(ax2, bx2) - max(ax1, bx1)) * max(0.0, min(ay2, by2) - max(ay1, by1))
+
     def contains(self, name: str, x: float, y: float) -> bool:
         """Whether the point (frame pixels) is inside the zone."""
         import cv2

@@ -414,6 +414,34 @@ def host_deal() -> Any:
     return _submit(event, "host")
 
 
+@bp.post("/api/host/seats")
+@host_required
+@once
+def host_seats() -> Any:
+    """The players in a new clockwise order ({"players": [...]}), stored as a `seats` event: only
+    while a deal is awaited (before the first hand or between hands); mid-hand it is refused
+    with one line and nothing changes. Scores and the dealer stay with each person."""
+    state = _ext().referee.state
+    if table_mode() == "demo":  # the recorded game keeps its seats, or the bot's log goes wrong
+        return refuse(403, "this is the demo table: its seats follow the recorded game", "err.demo_seats")
+    waiting = state.get("waiting_for")
+    if waiting == "game":
+        return refuse(409, "no game yet: a new game sets the seats", "err.no_game")
+    if waiting == "game_over":
+        return refuse(409, "the game is over: start a new game with the new order", "err.seats_over")
+    if waiting != "deal":
+        return refuse(409, "the seat order changes only between hands: finish this hand first",
+                      "err.seats_mid_hand")
+    players = _body().get("players")
+    names = [p["name"] for p in state.get("players") or []]
+    if not isinstance(players, list) or len(players) > 10:
+        raise BadRequest("players must be a list of this game's players in their new order", "err.seats_same")
+    players = [_player(state, p) for p in players]
+    if sorted(players) != sorted(names):
+        raise BadRequest(f"players must be the same {len(names)} players in a new order", "err.seats_same")
+    return _submit({"type": "seats", "players": players}, "host")
+
+
 @bp.post("/api/host/undo")
 @host_required
 @once

@@ -55,6 +55,33 @@ _LABEL: dict[str, str] = {
 }
 
 
+# Colour-blind aid (`/cards/<name>.svg?aid=1`): each colour's own shape, white on a black edge,
+# so red and green differ by more than colour; the same shapes as the page's ring badge
+# (app.css .m-<colour>). Points in percent of a box, as CSS clip-path polygons are.
+_SHAPES: dict[str, tuple[tuple[int, int], ...]] = {
+    "red": ((50, 0), (100, 100), (0, 100)),
+    "yellow": (),  # a circle
+    "green": ((6, 6), (94, 6), (94, 94), (6, 94)),
+    "blue": ((50, 0), (100, 50), (50, 100), (0, 50)),
+    "pink": ((50, 0), (61, 35), (98, 35), (68, 57), (79, 91), (50, 70), (21, 91), (32, 57), (2, 35), (39, 35)),
+    "teal": ((35, 0), (65, 0), (65, 35), (100, 35), (100, 65), (65, 65), (65, 100), (35, 100), (35, 65), (0, 65),
+             (0, 35), (35, 35)),
+    "orange": ((25, 0), (75, 0), (100, 50), (75, 100), (25, 100), (0, 50)),
+    "purple": ((20, 0), (50, 30), (80, 0), (100, 20), (70, 50), (100, 80), (80, 100), (50, 70), (20, 100), (0, 80),
+               (30, 50), (0, 20)),
+}
+
+
+def shape_svg(colour: str, x: float, y: float, size: float) -> str:
+    """The aid's shape of `colour`, `size` wide, centred on (x, y)."""
+    style = 'fill="#fff" stroke="#000" stroke-width="0.8"'
+    points = _SHAPES[colour]
+    if not points:
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" {style}/>'
+    pts = " ".join(f"{x + (px / 100 - 0.5) * size:.1f},{y + (py / 100 - 0.5) * size:.1f}" for px, py in points)
+    return f'<polygon points="{pts}" {style}/>'
+
+
 def card_label(name: str) -> str:
     """Words for a card, for alt text and screen readers: "red 7", "blue draw two", "wild"."""
     card = parse_card(name)
@@ -150,9 +177,21 @@ def _glyph(symbol: str, size: float, color: str) -> str:
     )
 
 
+def _aid_marks(colour: str | None, symbol: str) -> str:
+    """The aid's shapes: in the two free corners of a coloured card, on each wild quadrant."""
+    if colour is not None:
+        return shape_svg(colour, 50, 11, 9) + shape_svg(colour, 10, 79, 9)
+    if symbol not in _QUADS:
+        return ""
+    four = DARK_COLORS if symbol in _DARK_WILDS else ("red", "blue", "yellow", "green")
+    at = [(1, -1), (-1, -1), (-1, 1), (1, 1)]  # the quadrants' order in _glyph
+    return "".join(shape_svg(c, 30 + dx * 6.5, 45 + dy * 6.5, 5.5) for c, (dx, dy) in zip(four, at))
+
+
 @lru_cache(maxsize=None)
-def card_svg(name: str) -> str:
-    """One card face as an SVG document (60 x 90 view box). Raises UnknownCardError."""
+def card_svg(name: str, aid: bool = False) -> str:
+    """One card face as an SVG document (60 x 90 view box); `aid` adds the colour-blind aid's
+    shapes. Raises UnknownCardError."""
     card = parse_card(name)
     dark = card.side == "dark"
     fill = FILL[card.color] if card.color else _WILD_FILL
@@ -185,5 +224,6 @@ def card_svg(name: str) -> str:
         f'<rect x="3" y="3" width="54" height="84" rx="4.5" fill="{fill}"/>'
         f"{oval}{corner_svg}"
         f'<g transform="translate(30 45)">{_glyph(card.symbol, 40, glyph_ink)}</g>'
+        f"{_aid_marks(card.color, card.symbol) if aid else ''}"
         "</svg>"
     )

@@ -53,6 +53,8 @@ def _arg(lang: str, name: str, value: Any) -> str:
         return texts.get(f"what.{value}", value)
     if name == "option" and isinstance(value, str):
         return texts.get(f"opt.{value}", value)
+    if name == "zone" and isinstance(value, str):
+        return texts.get(f"host.zones.{value}", value)
     return str(value)
 
 

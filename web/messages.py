@@ -161,6 +161,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^several cards in one play need the multiple_play option$", "err.multiple_off", ()),
         (r"^multiple play lays cards of one number", "err.multiple_number", ()),
         (r"^player names must be different$", "err.players_list", ()),
+        (r"^\"players\" must be the same \d+ players in a new order", "err.seats_same", ()),
+        (rf"^teams: partners sit in alternate seats, not {_NAME} beside {_NAME}$", "err.seats_partners",
+         ("player", "other")),
         (r"^unknown card ", "err.unknown_card", ()),
         # themed cards (UNO Flip's sides, discard two, draws until a colour)
         (r"^the dark side is in play: name ", "err.colour_dark", ()),

@@ -78,7 +78,7 @@ def set_lang(code: str) -> Any:
 @bp.get("/cards/<name>.svg")
 def card(name: str) -> Response:
     try:
-        svg = card_svg(name)
+        svg = card_svg(name, aid=request.args.get("aid") == "1")  # the colour-blind aid's shapes
     except UnknownCardError:
         abort(404)
     resp = Response(svg, mimetype="image/svg+xml")

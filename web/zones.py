@@ -8,15 +8,18 @@ COLOURS_PATH (where that calibration is saved, beside the configuration).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import CompanionError
+from web.api import refuse
 from web.security import host_required
 
 bp = Blueprint("zones", __name__)
 _COLORS = {"discard": (0, 200, 255), "draw": (255, 160, 0), "reveal": (80, 220, 80)}
+_EDITOR_WIDTH = 640  # the zone editor's picture at most this wide
 
 
 def _zones() -> Any:
@@ -31,6 +34,17 @@ def _zones() -> Any:
     frame = _frame()
     h, w = frame.shape[:2] if frame is not None else (480, 640)
     return Zones.default(w, h)
+
+
+def _zone_say(message: str) -> dict:
+    """The words for a refused zone (companion.zones' messages name the zone in quotes)."""
+    m = re.search(r"'(discard|draw|reveal)'", message)
+    zone = m.group(1) if m else None
+    if zone and "outside the" in message:
+        return {"k": "err.zone_outside", "a": {"zone": zone}}
+    if zone and message.endswith("is too small"):
+        return {"k": "err.zone_small", "a": {"zone": zone}}
+    return {"k": "err.zones_bad", "a": {}}
 
 
 def _frame() -> Any:
@@ -51,13 +65,16 @@ def save_zones() -> Any:
 
     path = current_app.config.get("ZONES_PATH")
     if not path:
-        return jsonify(error="no zones file configured (run the companion with a camera)"), 409
+        return refuse(409, "no zones file configured (run the companion with a camera)", "err.no_camera")
     from web.inputs import BodyError, cap, parse_object
 
     try:
         zones = Zones.from_dict(parse_object(request.get_data(cache=True)))
     except (BodyError, CompanionError) as exc:
-        return jsonify(error=cap(str(exc))), 400
+        return jsonify(error=cap(str(exc)), say=_zone_say(str(exc))), 400
+    if zones.overlap("discard", "reveal") > 0:
+        # a card laid on the pile inside the reveal area would count as played and as shown
+        return refuse(400, "the discard pile and the reveal area overlap: move them apart", "err.zones_overlap")
     zones.save(path)
     saved = current_app.config.get("ZONES_SAVED")
     if callable(saved):  # the watcher picks the new zones up from the next frame
@@ -75,14 +92,21 @@ def snapshot() -> Any:
     if frame is None:
         return jsonify(error="no camera frame yet"), 404
     image = frame.copy()
+    if request.args.get("raw") and image.shape[1] > _EDITOR_WIDTH:
+        # the editor's picture: phone-sized, so the host page stays light; the zones it saves name
+        # this size as their frame, and are scaled to the camera's frames when used
+        scale = _EDITOR_WIDTH / image.shape[1]
+        image = cv2.resize(image, (_EDITOR_WIDTH, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
     zones = _zones().scaled_to(image.shape[1], image.shape[0])
-    for name, color in _COLORS.items():
+    # ?raw=1: the bare picture, for the host page's editor, which draws the zones itself
+    for name, color in () if request.args.get("raw") else _COLORS.items():
         poly = zones.polygon(name)
         if poly:
             cv2.polylines(image, [np.array(poly, dtype=np.int32)], True, color, 2)
             x, y = poly[0]
             cv2.putText(image, name, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, color, 2)
-    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    quality = 70 if request.args.get("raw") else 80  # the editor's picture only places boxes
+    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return Response(jpg.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 

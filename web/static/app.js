@@ -26,6 +26,7 @@ function arg(name, v) {
   if (name === "color") return T["color." + v] || String(v);
   if (name === "phase") return T["what." + v] || String(v);
   if (name === "option") return T["opt." + v] || String(v);
+  if (name === "zone") return T["host.zones." + v] || String(v);
   return String(v);
 }
 function t(key, a) {
@@ -76,17 +77,33 @@ async function post(url, body, done, doneArgs) {
   return { ok: r.ok, data };
 }
 
+// -- colour-blind aid ----------------------------------------------------------------------
+// A switch remembered by this browser (localStorage): each colour gets its own shape on the card
+// art and, with its initial, on the colour ring, so red and green differ by more than colour.
+const AID_KEY = "uno_colour_aid";
+let aid = false;
+try { aid = localStorage.getItem(AID_KEY) === "1"; } catch (e) { }  // storage off: the aid starts off
+function setAid(on) {
+  aid = on; document.body.classList.toggle("aid", on);
+  if ($("aid")) $("aid").checked = on;
+  try { localStorage.setItem(AID_KEY, on ? "1" : "0"); } catch (e) { }
+  if (S) renderPile();
+}
+setAid(aid);
+if ($("aid")) $("aid").addEventListener("change", (e) => setAid(e.target.checked));
+
 // -- the pile -----------------------------------------------------------------------------
 let shownTop = null, shownPile = -1;
 function renderPile() {
   const img = $("top"); if (!img) return;
   const pile = $("pile");
   if (S.top) {
+    const src = "/cards/" + S.top + ".svg" + (aid ? "?aid=1" : "");
     if (S.top !== shownTop || S.discard_pile !== shownPile) {
-      img.src = "/cards/" + S.top + ".svg"; img.alt = cardName(S.top);
       // a new card slides onto the pile (not on the first render of the page)
       if (shownTop !== null || shownPile !== -1) { pile.classList.remove("slide"); void pile.offsetWidth; pile.classList.add("slide"); }
     }
+    if (img.getAttribute("src") !== src) { img.src = src; img.alt = cardName(S.top); }
     img.hidden = false; $("notop").hidden = true;
   } else {
     // no card yet (a new hand): no image at all, so never a broken one
@@ -95,6 +112,8 @@ function renderPile() {
   shownTop = S.top || null; shownPile = S.discard_pile;
   pile.className = pile.className.replace(/\bring-\w+/g, "").trim() + (S.color ? " ring-" + S.color : "");
   pile.title = S.color ? t("tbl.colour", { color: S.color }) : "";
+  const mark = $("mark");  // the aid's badge on the ring: the colour's shape and initial
+  if (mark) { mark.hidden = !S.color; mark.className = "mark m-" + (S.color || ""); mark.textContent = S.color ? arg("color", S.color).charAt(0).toUpperCase() : ""; }
 }
 
 // A draw until a colour (Wild Draw Colour) or until a Gryffindor card (Dementor): its own words.
@@ -344,6 +363,7 @@ function renderHost() {
   if (S.waiting_for === "evidence" && S.turn) $("revplayer").value = S.turn;
   if (!$("players").value) $("players").value = names.join(", ");
   $("hostturn").textContent = phaseText();
+  renderOrder(names);
   const w = S.waiting_for;
   $("verdictbox").classList.toggle("now", w === "evidence");
   // the challenged card's own words: wild draw four, wild draw two, wild draw colour
@@ -370,6 +390,47 @@ function renderHost() {
     const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-rejected")));
   }).catch(() => { });
 }
+// Seat order: a draft of the players' order, moved with the arrows or by dragging a name, saved
+// as one `seats` event (the referee takes it only while a deal is awaited). A new order from the
+// table (saved, undone, a new game) replaces the draft; a drag in progress is left alone.
+let orderDraft = [], orderBase = null, orderDrag = null;
+function renderOrder(names) {
+  if (!$("seatorder") || orderDrag) return;
+  const base = names.join("\n");
+  if (base !== orderBase) { orderBase = base; orderDraft = names.slice(); }
+  drawOrder();
+}
+function drawOrder() {
+  const ol = $("seatorder"); ol.innerHTML = "";
+  orderDraft.forEach((n, i) => {
+    const li = el("li"), who = el("span", n, "who"); li.dataset.player = n;
+    who.addEventListener("pointerdown", (e) => startOrderDrag(e, li));
+    const up = el("button", "▲", "small"), down = el("button", "▼", "small");
+    up.type = down.type = "button"; up.dataset.move = "up"; down.dataset.move = "down";
+    up.setAttribute("aria-label", t("host.order_up", { player: n })); down.setAttribute("aria-label", t("host.order_down", { player: n }));
+    up.disabled = i === 0; down.disabled = i === orderDraft.length - 1;
+    up.onclick = () => moveSeat(i, i - 1); down.onclick = () => moveSeat(i, i + 1);
+    li.append(who, up, down); ol.appendChild(li);
+  });
+  $("ordersave").disabled = $("ordercancel").disabled = orderDraft.join("\n") === orderBase;
+}
+function moveSeat(from, to) { const [n] = orderDraft.splice(from, 1); orderDraft.splice(to, 0, n); drawOrder(); }
+// Dragging moves the rows passed over, never the dragged row (taking it out of the page would end
+// its pointer capture); the draft is read back at the end.
+function startOrderDrag(e, li) {
+  e.preventDefault(); e.target.setPointerCapture(e.pointerId); orderDrag = li; li.classList.add("drag");
+  const move = (m) => {
+    const rows = [...$("seatorder").children], over = rows.find(r => r !== li && m.clientY > r.getBoundingClientRect().top && m.clientY < r.getBoundingClientRect().bottom);
+    if (over) $("seatorder").insertBefore(over, rows.indexOf(over) > rows.indexOf(li) ? li : li.nextSibling);
+  };
+  const end = () => {
+    e.target.removeEventListener("pointermove", move); orderDrag = null; li.classList.remove("drag");
+    orderDraft = [...$("seatorder").children].map(r => r.dataset.player); drawOrder();
+  };
+  e.target.addEventListener("pointermove", move);
+  e.target.addEventListener("pointerup", end, { once: true }); e.target.addEventListener("pointercancel", end, { once: true });
+}
+
 function hostCardChanged(c) {
   const flip = S && S.waiting_for === "flip";
   $("flipcard").hidden = !flip; $("playcard").hidden = flip;
@@ -555,11 +616,101 @@ function showSwatches(sw) {
 }
 if ($("swatches")) fetch("/api/host/colours").then(r => r.json()).then(c => showSwatches(c.swatches)).catch(() => { });
 on("calibrate", "click", async () => { const r = await post("/api/host/colours", {}, "done.colours"); if (r.ok) showSwatches(r.data.swatches); });
-if ($("snap")) $("snap").onerror = () => { $("snap").hidden = true; };  // no frame yet: no broken picture
-if ($("zonesjson")) fetch("/api/host/zones").then(r => r.json()).then(z => { $("zonesjson").value = JSON.stringify(z); }).catch(() => { });
-on("zonesform", "submit", async (e) => {
-  e.preventDefault(); let z; try { z = JSON.parse($("zonesjson").value); } catch (err) { toast(t("err.refused", { n: "JSON" }), true); return; }
-  if (await ask(t("confirm.zones")) && (await post("/api/host/zones", z, "done.zones")).ok) $("snap").src = "/host/snapshot.jpg?" + Date.now();
+on("ordercancel", "click", () => { orderDraft = orderBase.split("\n"); drawOrder(); });
+on("ordersave", "click", async () => {
+  const players = orderDraft.slice();
+  if (await ask(t("confirm.order", { players: players.join(", ") }))) post("/api/host/seats", { players }, "done.order");
+});
+
+// Camera zones: the bare camera picture with the discard pile and the reveal area as boxes whose
+// corners are dragged (pointer events: mouse, pen and touch alike). Save sends them to the zones
+// API, which checks them again; Cancel puts the saved ones back. The draw pile is kept as saved.
+const ZONES = ["discard", "reveal"], CORNERS = [[0, 1], [2, 1], [2, 3], [0, 3]];  // box indices of x, y
+let zSaved = null, zBox = {}, zDrag = null;
+const SVGNS = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs) { const e = document.createElementNS(SVGNS, tag); Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v)); return e; }
+function zoneSize() { const i = $("snap"); return [i.naturalWidth, i.naturalHeight]; }
+function resetZones() {
+  const [W, H] = zoneSize(); if (!zSaved || !W) return;
+  const fx = W / zSaved.frame[0], fy = H / zSaved.frame[1];
+  ZONES.forEach((n, k) => {
+    const p = zSaved[n] || [];
+    // an unset zone starts as a box the host can drag into place
+    zBox[n] = p.length ? [Math.min(...p.map(q => q[0])) * fx, Math.min(...p.map(q => q[1])) * fy, Math.max(...p.map(q => q[0])) * fx, Math.max(...p.map(q => q[1])) * fy]
+      : [W * 0.2, H * (k ? 0.7 : 0.2), W * 0.8, H * (k ? 0.95 : 0.6)];
+  });
+  drawZones(); zoneButtons(false);
+}
+function zoneButtons(changed) { $("zonessave").disabled = $("zonescancel").disabled = !changed; }
+function drawZones() {
+  const svg = $("zonesvg"), [W, H] = zoneSize(), ed = $("zonesed");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`); svg.innerHTML = "";
+  // handles of at least 14 CSS pixels at any picture size, for fingers
+  const r = 14 * W / Math.max(1, svg.getBoundingClientRect().width || W);
+  ZONES.forEach(n => {
+    const g = svgEl("g", { class: "zone z-" + n, "data-zone": n });
+    g.appendChild(svgEl("rect", { class: "box" }));
+    const label = svgEl("text", { class: "zlabel", "font-size": (r * 1.2).toFixed(1) }); label.textContent = ed.dataset[n]; g.appendChild(label);
+    CORNERS.forEach((c, k) => {
+      const h = svgEl("circle", { class: "corner", r: r.toFixed(1), "data-corner": k, tabindex: "0", role: "slider" });
+      h.setAttribute("aria-label", t("host.zone_corner", { zone: n }));
+      h.addEventListener("pointerdown", (e) => { e.preventDefault(); h.setPointerCapture(e.pointerId); zDrag = { n, c }; });
+      h.addEventListener("pointermove", dragCorner);
+      h.addEventListener("pointerup", endCorner); h.addEventListener("pointercancel", endCorner);
+      g.appendChild(h);
+    });
+    svg.appendChild(g);
+  });
+  placeZones();
+}
+function placeZones() {
+  document.querySelectorAll("#zonesvg .zone").forEach(g => {
+    const b = zBox[g.dataset.zone], x = Math.min(b[0], b[2]), y = Math.min(b[1], b[3]);
+    const box = g.querySelector(".box"), label = g.querySelector(".zlabel");
+    box.setAttribute("x", x.toFixed(1)); box.setAttribute("y", y.toFixed(1));
+    box.setAttribute("width", Math.abs(b[2] - b[0]).toFixed(1)); box.setAttribute("height", Math.abs(b[3] - b[1]).toFixed(1));
+    // the name beside the top-left corner's handle, above the box when there is room
+    const r = +g.querySelector(".corner").getAttribute("r"), above = y - r * 0.4 > r * 1.2;
+    label.setAttribute("x", (x + r * 1.4).toFixed(1)); label.setAttribute("y", (above ? y - r * 0.4 : y + r * 1.6).toFixed(1));
+    g.querySelectorAll(".corner").forEach(h => { const c = CORNERS[h.dataset.corner]; h.setAttribute("cx", b[c[0]].toFixed(1)); h.setAttribute("cy", b[c[1]].toFixed(1)); });
+  });
+}
+function dragCorner(e) {
+  if (!zDrag) return;
+  const rect = $("zonesvg").getBoundingClientRect(), [W, H] = zoneSize(), b = zBox[zDrag.n];
+  // a corner stays inside the picture
+  b[zDrag.c[0]] = Math.max(0, Math.min(W, (e.clientX - rect.left) * W / rect.width));
+  b[zDrag.c[1]] = Math.max(0, Math.min(H, (e.clientY - rect.top) * H / rect.height));
+  placeZones(); zoneButtons(true);
+}
+function endCorner() {
+  if (!zDrag) return;
+  const b = zBox[zDrag.n]; zBox[zDrag.n] = [Math.min(b[0], b[2]), Math.min(b[1], b[3]), Math.max(b[0], b[2]), Math.max(b[1], b[3])];
+  zDrag = null; placeZones();
+}
+// The same checks as the zones API, so a bad box is named before anything is sent.
+function zoneProblem() {
+  for (const n of ZONES) { const b = zBox[n]; if (b[2] - b[0] < 4 || b[3] - b[1] < 4) return ["err.zone_small", { zone: n }]; }
+  const a = zBox.discard, c = zBox.reveal;
+  if (Math.min(a[2], c[2]) > Math.max(a[0], c[0]) && Math.min(a[3], c[3]) > Math.max(a[1], c[1])) return ["err.zones_overlap", {}];
+  return null;
+}
+const rectOf = (b) => [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]].map(p => p.map(v => Math.round(v * 10) / 10));
+function showSnap(ok) { $("zonesed").hidden = !ok; $("nosnap").hidden = ok; if (ok) fetch("/api/host/zones").then(r => r.json()).then(z => { zSaved = z; resetZones(); }).catch(() => { }); }
+if ($("snap")) {
+  $("snap").onload = () => showSnap(true);
+  $("snap").onerror = () => showSnap(false);  // no frame yet: no broken picture, a line and a retry
+  if ($("snap").complete) showSnap($("snap").naturalWidth > 0);
+}
+on("snapreload", "click", () => { $("snap").src = "/host/snapshot.jpg?raw=1&t=" + Date.now(); });
+on("zonescancel", "click", resetZones);
+on("zonessave", "click", async () => {
+  const bad = zoneProblem(); if (bad) { toast(t(bad[0], bad[1]), true); return; }
+  const [W, H] = zoneSize(), body = { frame: [W, H], discard: rectOf(zBox.discard), reveal: rectOf(zBox.reveal) };
+  if (zSaved.draw && zSaved.draw.length) body.draw = zSaved.draw.map(p => [Math.round(p[0] * W / zSaved.frame[0] * 10) / 10, Math.round(p[1] * H / zSaved.frame[1] * 10) / 10]);
+  if (!(await ask(t("confirm.zones")))) return;
+  const r = await post("/api/host/zones", body, "done.zones");
+  if (r.ok) { zSaved = r.data.zones; resetZones(); }
 });
 on("tab-game", "click", () => showTab("game"));
 on("tab-league", "click", () => showTab("league"));

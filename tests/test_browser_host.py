@@ -1,0 +1,223 @@
+"""Real-browser tests of the host's set-up (Debian Chromium at phone size 412x915, with touch):
+the seat order moved with the arrows and by dragging a name, refused mid-hand in words; a camera
+zone's corner dragged with a finger over the snapshot and saved, a bad box refused; the
+colour-blind aid's switch; the host page's weight with the camera picture."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+from browser_support import MARKS, chromium, confirm, log_in_host, served, wait_until  # noqa: E402
+from web.i18n import t  # noqa: E402
+
+PIN = "2468"
+PHONE = {"width": 412, "height": 915}
+PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
+pytestmark = MARKS
+
+
+def _frame() -> np.ndarray:
+    """A table seen from above: green felt with a few light patches (a stand-in camera frame)."""
+    rng = np.random.default_rng(7)
+    frame = np.full((480, 640, 3), (40, 110, 50), np.uint8)
+    frame[80:280, 240:400] = (230, 230, 230)
+    return np.clip(frame.astype(int) + rng.integers(-12, 12, frame.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("host")
+    frame = _frame()
+    config = {"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0, "TABLE_MODE": "camera",
+              "ZONES_PATH": str(folder / "zones.json"), "SNAPSHOT": lambda: frame}
+    with served(folder, config) as (url, referee):
+        yield url, referee, folder / "zones.json"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as (_, b):
+        yield b
+
+
+def _page(browser, url, path="/", lang="en"):
+    ctx = browser.new_context(viewport=PHONE, locale={"en": "en-GB", "it": "it-IT"}[lang], has_touch=True)
+    page = ctx.new_page()
+    page.goto(url + path)
+    return page
+
+
+def _host(browser, url, lang="en"):
+    return log_in_host(_page(browser, url, "/host", lang), PIN)
+
+
+def _toast(page, key, **args):
+    expect(page.locator("#toast")).to_have_text(t(key, page.evaluate("document.documentElement.lang"), args))
+
+
+def _order(page):
+    return page.locator("#seatorder li .who").all_text_contents()
+
+
+def _names(referee):
+    return [p["name"] for p in referee.state["players"]]
+
+
+def test_seat_order_by_arrows_and_drag_then_refused_mid_hand(browser, table):
+    url, referee, _ = table
+    referee.submit({"type": "game", "players": PLAYERS}, source="host")
+    host = _host(browser, url)
+    expect(host.locator("#seatorder li")).to_have_count(4)
+    assert _order(host) == PLAYERS and host.locator("#ordersave").is_disabled()
+    host.get_by_role("button", name=t("host.order_down", "en", {"player": "Ann"})).click()
+    assert _order(host) == ["Bob", "Ann", "Cat", "Dan"]
+    # Cancel puts the table's order back; nothing was sent
+    host.click("#ordercancel")
+    assert _order(host) == PLAYERS and _names(referee) == PLAYERS
+    host.get_by_role("button", name=t("host.order_up", "en", {"player": "Cat"})).click()
+    assert _order(host) == ["Ann", "Cat", "Bob", "Dan"]
+    # drag Dan's name above Ann's (a pointer drag, as a finger or a mouse does it)
+    dan, ann = host.locator("#seatorder li .who", has_text="Dan").bounding_box(), host.locator("#seatorder li .who", has_text="Ann").bounding_box()
+    host.mouse.move(dan["x"] + 20, dan["y"] + dan["height"] / 2)
+    host.mouse.down()
+    for k in range(1, 9):
+        host.mouse.move(dan["x"] + 20, dan["y"] + dan["height"] / 2 + (ann["y"] - dan["y"]) * k / 8)
+    host.mouse.up()
+    assert _order(host) == ["Dan", "Ann", "Cat", "Bob"]
+    host.click("#ordersave")
+    expect(host.locator("#confirm-text")).to_have_text(t("confirm.order", "en", {"players": "Dan, Ann, Cat, Bob"}))
+    confirm(host)
+    _toast(host, "done.order")
+    wait_until(lambda: _names(referee) == ["Dan", "Ann", "Cat", "Bob"], "the seats event is stored")
+    expect(host.locator("#ordersave")).to_be_disabled()
+
+    # the table view and a phone show the new order, and turns follow it
+    tv = _page(browser, url, "/", "it")
+    expect(tv.locator("#players li b")).to_have_text(["Dan", "Ann", "Cat", "Bob"])
+    seat = _page(browser, url, "/seat")
+    expect(seat.locator("#names button")).to_have_text(["Dan", "Ann", "Cat", "Bob"])
+    referee.submit({"type": "deal", "dealer": "Dan"}, source="host")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    assert referee.state["turn"] == "Ann"
+    expect(tv.locator("#players li.turn b")).to_have_text("Ann")
+
+    # mid-hand: refused in one line, in the page's language, and nothing changes
+    events = len(referee.events)
+    host.get_by_role("button", name=t("host.order_down", "en", {"player": "Dan"})).click()
+    host.click("#ordersave")
+    confirm(host)
+    _toast(host, "err.seats_mid_hand")
+    assert len(referee.events) == events and _names(referee) == ["Dan", "Ann", "Cat", "Bob"]
+
+
+def _touch_drag(page, start, end, steps=8):
+    """A finger on the screen: touch start, moves, touch end (Chromium's own touch input)."""
+    cdp = page.context.new_cdp_session(page)
+    point = lambda x, y: [{"x": x, "y": y, "id": 1}]  # noqa: E731
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point(*start)})
+    for k in range(1, steps + 1):
+        x, y = (start[0] + (end[0] - start[0]) * k / steps, start[1] + (end[1] - start[1]) * k / steps)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": point(x, y)})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def _corner(page, zone, k):
+    box = page.locator(f"#zonesvg .z-{zone} circle.corner[data-corner='{k}']").bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_zone_corner_dragged_by_touch_is_saved_and_a_bad_box_refused(browser, table):
+    url, _, zones_path = table
+    host = _host(browser, url)
+    host.locator("#zonesbox").scroll_into_view_if_needed()
+    expect(host.locator("#zonesed")).to_be_visible()
+    expect(host.locator("#zonesvg .z-discard circle.corner")).to_have_count(4)
+    assert host.evaluate("document.getElementById('snap').naturalWidth") == 640
+    scale = 640 / host.locator("#snap").bounding_box()["width"]  # picture pixels per CSS pixel
+    before = host.evaluate("zBox.discard.slice()")
+    # the discard pile's bottom-right corner, 40 px right and 30 px up, by finger
+    x, y = _corner(host, "discard", 2)
+    _touch_drag(host, (x, y), (x + 40, y - 30))
+    after = host.evaluate("zBox.discard.slice()")
+    assert after[2] == pytest.approx(before[2] + 40 * scale, abs=2 * scale)
+    assert after[3] == pytest.approx(before[3] - 30 * scale, abs=2 * scale)
+    assert after[:2] == before[:2]
+    expect(host.locator("#zonessave")).to_be_enabled()
+    host.click("#zonessave")
+    expect(host.locator("#confirm-text")).to_have_text(t("confirm.zones", "en"))
+    confirm(host)
+    _toast(host, "done.zones")
+    saved = json.loads(zones_path.read_text())
+    assert saved["frame"] == [640, 480]
+    assert saved["discard"][2] == pytest.approx([round(after[2], 1), round(after[3], 1)], abs=0.2)
+    expect(host.locator("#zonessave")).to_be_disabled()
+
+    # the reveal area dragged over the discard pile: refused in words, nothing saved
+    rx, ry = _corner(host, "reveal", 0)
+    dx, dy = _corner(host, "discard", 2)
+    _touch_drag(host, (rx, ry), (dx - 20, dy - 20))
+    host.click("#zonessave")
+    _toast(host, "err.zones_overlap", zone="reveal")
+    assert json.loads(zones_path.read_text()) == saved
+    # Cancel puts the saved boxes back
+    host.click("#zonescancel")
+    assert host.evaluate("zBox.reveal[1]") == pytest.approx(saved["reveal"][0][1], abs=0.2)
+
+
+def test_zones_editor_says_when_there_is_no_camera(browser, tmp_path):
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, _):
+        host = _host(browser, url, "it")
+        expect(host.locator("#zonesnocam")).to_have_text(t("host.zones_nocam", "it"))
+        assert host.locator("#zonesvg").count() == 0
+
+
+def test_colour_blind_aid_marks_card_and_ring_and_is_remembered(browser, table):
+    url, referee, _ = table
+    if referee.state.get("waiting_for") != "play":
+        referee.submit({"type": "game", "players": PLAYERS}, source="host")
+        referee.submit({"type": "deal", "dealer": "Ann"}, source="host")
+        referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    page = _page(browser, url, "/", "it")
+    expect(page.locator("#top")).to_be_visible()
+    expect(page.locator("#mark")).to_be_hidden()
+    assert "aid=1" not in page.get_attribute("#top", "src")
+    page.check("#aid")
+    expect(page.locator("body")).to_have_class("aid")
+    expect(page.locator("#mark")).to_be_visible()
+    expect(page.locator("#mark")).to_have_text("R")  # rosso
+    expect(page.locator("#top")).to_have_attribute("src", "/cards/" + referee.state["top"] + ".svg?aid=1")
+    wait_until(lambda: page.evaluate("document.getElementById('top').complete && document.getElementById('top').naturalWidth > 0"),
+               "the aided card face loads")
+    red = page.evaluate("getComputedStyle(document.getElementById('mark'), '::before').clipPath")
+    # remembered by the browser: a reload (and another view) keeps it on
+    page.goto(url + "/seat")
+    expect(page.locator("#aid")).to_be_checked()
+    page.goto(url + "/")
+    expect(page.locator("body")).to_have_class("aid")
+    referee.submit({"type": "play", "card": "green_5"}, source="camera")
+    expect(page.locator("#mark")).to_have_text("V")  # verde
+    green = page.evaluate("getComputedStyle(document.getElementById('mark'), '::before').clipPath")
+    assert red != green and "polygon" in red
+    page.uncheck("#aid")
+    expect(page.locator("#mark")).to_be_hidden()
+    assert "aid=1" not in page.get_attribute("#top", "src")
+
+
+def test_host_page_weight_with_the_camera_picture(browser, table):
+    """Everything the logged-in host page loads (HTML, script, style, QR code, the camera picture,
+    its API reads), fetched again with the host's cookie and counted: at most 150 KB."""
+    url, _, _ = table
+    page = _host(browser, url)
+    expect(page.locator("#zonesed")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    loaded = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+    sizes = {u: len(page.context.request.get(u).body()) for u in {url + "/host", *loaded} if "/events" not in u}
+    assert any("snapshot.jpg" in u for u in sizes) and any(u.endswith("app.js") for u in sizes), sizes
+    total = sum(sizes.values())
+    print(f"host page, logged in, with the camera picture: {total} bytes", sizes)
+    assert total <= 150 * 1024, sizes
