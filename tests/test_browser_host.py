@@ -137,8 +137,8 @@ def test_zone_corner_dragged_by_touch_is_saved_and_a_bad_box_refused(browser, ta
     host.locator("#zonesbox").scroll_into_view_if_needed()
     expect(host.locator("#zonesed")).to_be_visible()
     expect(host.locator("#zonesvg .z-discard circle.corner")).to_have_count(4)
-    assert host.evaluate("document.getElementById('snap').naturalWidth") == 640
-    scale = 640 / host.locator("#snap").bounding_box()["width"]  # picture pixels per CSS pixel
+    assert host.evaluate("document.getElementById('snap').naturalWidth") == 480  # a 640x480 camera, shown 480 wide
+    scale = 480 / host.locator("#snap").bounding_box()["width"]  # picture pixels per CSS pixel
     before = host.evaluate("zBox.discard.slice()")
     # the discard pile's bottom-right corner, 40 px right and 30 px up, by finger
     x, y = _corner(host, "discard", 2)
@@ -153,7 +153,7 @@ def test_zone_corner_dragged_by_touch_is_saved_and_a_bad_box_refused(browser, ta
     confirm(host)
     _toast(host, "done.zones")
     saved = json.loads(zones_path.read_text())
-    assert saved["frame"] == [640, 480]
+    assert saved["frame"] == [480, 360]
     assert saved["discard"][2] == pytest.approx([round(after[2], 1), round(after[3], 1)], abs=0.2)
     expect(host.locator("#zonessave")).to_be_disabled()
 

@@ -224,7 +224,7 @@ def test_the_editors_picture_is_phone_sized_and_its_zones_scale_to_the_camera(re
     app, host = _host(referee, ZONES_PATH=str(tmp_path / "zones.json"),
                       SNAPSHOT=lambda: np.zeros((720, 1280, 3), np.uint8))
     raw = cv2.imdecode(np.frombuffer(host.get("/host/snapshot.jpg?raw=1").data, np.uint8), cv2.IMREAD_COLOR)
-    assert raw.shape[:2] == (360, 640)
-    body = {"frame": [640, 360], "discard": _rect(200, 60, 420, 200), "reveal": _rect(100, 250, 620, 350)}
+    assert raw.shape[:2] == (270, 480)
+    body = {"frame": [480, 270], "discard": _rect(150, 45, 315, 150), "reveal": _rect(75, 190, 465, 262)}
     assert host.post("/api/host/zones", json=body).status_code == 200
     assert Zones.load(tmp_path / "zones.json").scaled_to(1280, 720).bbox("discard") == (400, 120, 840, 400)
