@@ -1021,7 +1021,7 @@ class Table:
             if self._seen.get(card, 0) >= self._deck[card]:
                 raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
         else:
-            for c in set(names):
+            for c in dict.fromkeys(names):  # in the order laid: a set's varies from run to run
                 if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
                     raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
         if dry:
