@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from companion.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, parse_card, points,
                              suggest_card)
+from companion.effects import EFFECTS, Effect, all_effects, effects_for
 from companion.errors import CompanionError
 from companion.rules import Rules, check_players, parse_rules
 from companion.scoring import game_winner, hand_gains, placings
@@ -28,24 +29,14 @@ SIDE: dict[str, str] = {n: parse_card(n).side for n in ALL_CARD_NAMES}
 # The colours a wild may name on each side.
 SIDE_COLORS: dict[str, tuple[str, ...]] = {"light": COLORS, "dark": DARK_COLORS}
 _COLOR_SET = frozenset(COLORS + DARK_COLORS)
-# Going down to one card through these needs no UNO call (table-log.md).
-_NO_CALL = frozenset(("wild_shuffle_hands", "wild_swap_hands"))
-# Wilds returned to the deck when turned up first (rules.md, first_card=classic; README for
-# the themed ones: a draw-card wild, a reflect with nothing to reflect, a Dementor).
-_RETURNED_FIRST = frozenset(("wild_draw_four", "wild_shuffle_hands", "wild_swap_hands", "wild_customizable",
-                             "wild_draw_two", "mario_reflect", "dementor"))
-# Coloured draw cards: how many the next player draws (and loses the turn).
-_DRAWS = {"draw_two": 2, "draw_one": 1, "draw_five": 5}
-# Wilds that carry the wild draw four's restriction and challenge; None: draw until a colour.
-_CHALLENGED = {"wild_draw_four": 4, "wild_draw_two": 2, "wild_draw_colour": None}
+# What each card does is in companion/effects.py (one `Effect` per symbol); a game reads its
+# own table of them, `Table._effects`, with the options that change a card applied.
 # Coloured symbols the fast play path applies (everything else takes the full path).
 _CLASSIC_SYMBOLS = frozenset(SYMBOLS)
-# Illegal cards whose effect cannot be left standing: they must be taken back.
-_MUST_TAKE_BACK = frozenset(("flip", "discard_two", "mario_reflect"))
+# Symbols whose illegal play cannot be left standing (the simulator reads this too).
+_MUST_TAKE_BACK = frozenset(s for s, e in EFFECTS.items() if e.must_take_back)
 # Phases in which a hand is being played (UNO calls make sense).
 _IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
-# Cards whose last play doubles a hand's score under `double_score`.
-_DOUBLING = frozenset(("draw_two", "wild_draw_four"))
 EVENT_TYPES = (
     "game", "deal", "flip", "play", "color", "target", "draw", "pass", "uno", "catch",
     "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct", "seats",
@@ -68,7 +59,7 @@ def playable(card: str, top: str | None, color: str | None) -> bool:
     if top is not None and SIDE[card] != SIDE[top]:
         return False
     if c is None:
-        return s != "mario_reflect"
+        return not EFFECTS[s].answer_only
     if c == color:
         return True
     if top is None:
@@ -412,12 +403,14 @@ class Table:
         self._n = n = len(names)
         self._rules = rules
         self._deck = rules.deck_counts
+        self._effects = effects = effects_for(rules)  # every symbol's effect at this table
         # coloured cards of this deck a plain play can apply directly: (colour, action or
-        # None for a number, copies in the deck); seven_zero's 7 and 0 move hands, so they take the full path
+        # None for a number, copies in the deck); a card with an `action` (seven_zero's 7 and
+        # 0 move hands) takes the full path
         self._fast_cards = {
             c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1], k)
             for c, k in self._deck.items()
-            if INFO[c][0] is not None and not (rules.seven_zero and INFO[c][1] in ("7", "0"))
+            if INFO[c][0] is not None and effects[INFO[c][1]].action is None
             and INFO[c][1] in _CLASSIC_SYMBOLS
         }
         self._flip_deck = rules.deck == "flip"
@@ -559,128 +552,127 @@ class Table:
                 self._penalty(w, self._rules.uno_penalty, "uno_penalty", "did not call UNO")
 
     # ------------------------------------------------------------------ card effects
+    # What a card does is its `Effect` (companion/effects.py); the methods below apply one.
     def _coloured_effect(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
-        """Where play goes after a coloured card by t: (turn, direction, pending, victim of a draw two)."""
-        if self._gone:
-            return self._effect_among_active(sym, t, d, pending)
-        n = self._n
-        if sym == "skip":
-            return (t + 2 * d) % n, d, pending, None
-        if sym == "reverse":
-            d = -d
-            return (t if n == 2 else (t + d) % n), d, pending, None
-        if sym == "draw_two":
-            v = (t + d) % n
-            if self._d2_waits:
-                return v, d, pending + 2, None
-            return (t + 2 * d) % n, d, 0, v
-        if sym in _DRAWS:  # draw one, draw five: never answered
-            return (t + 2 * d) % n, d, 0, (t + d) % n
-        if sym == "skip_everyone":  # every other player is skipped: t plays again
-            return t, d, pending, None
-        return (t + d) % n, d, pending, None
-
-    def _effect_among_active(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
-        """`_coloured_effect` once players are out of the hand: seats step over them."""
+        """Where play goes after a coloured card by t: (turn, direction, pending, the victim
+        who draws at once). Seats step over players out of the hand."""
+        e = self._effects[sym]
         nxt = self._next
-        if sym == "skip":
-            return nxt(t, d, 2), d, pending, None
-        if sym == "reverse":
+        if e.reverse:
             d = -d
-            return (t if self._n - len(self._gone) == 2 else nxt(t, d)), d, pending, None
-        if sym == "draw_two":
+            if self._n - len(self._gone) == 2:  # two players in: a reverse acts as a skip
+                return t, d, pending, None
+        if e.draws:
             v = nxt(t, d)
-            if self._d2_waits:
-                return v, d, pending + 2, None
-            return nxt(t, d, 2), d, 0, v
-        if sym in _DRAWS:
-            return nxt(t, d, 2), d, 0, nxt(t, d)
-        if sym == "skip_everyone":
-            return t, d, pending, None
-        return nxt(t, d), d, pending, None
+            if e.waits and self._d2_waits:  # the victim may answer it: the cards wait
+                return v, d, pending + e.draws, None
+            return nxt(t, d, e.step), d, 0, v
+        return nxt(t, d, e.step), d, pending, None
 
     def _answers(self, card: str) -> bool:
         """Whether `card` answers the pending penalty: stacking (the same kind of draw card;
-        `cross`: either kind, a draw two of the colour in force) or deflecting (a reverse or
-        skip of the colour in force)."""
+        `cross`: either kind, a draw two of the colour in force), deflecting (a reverse or
+        skip of the colour in force) or reflecting."""
         top = self._stack_top or self._top  # a deflect card on top leaves the draw card in force
         if top is None:
             return False
         c, sym = INFO[card]
-        rules = self._rules
-        if sym == "mario_reflect":
-            return rules.mario_reflect > 0 and INFO[top][1] in ("draw_two", "wild_draw_four")
-        if sym == "reverse" or sym == "skip":
+        e, rules, top_sym = self._effects[sym], self._rules, INFO[top][1]
+        if e.reflects:
+            return rules.mario_reflect > 0 and self._effects[top_sym].reflectable
+        if e.deflects:
             return c == self._color and rules.deflects(sym)
         if rules.stacking == "cross":
-            return sym in _DOUBLING and (c is None or c == self._color or sym == INFO[top][1])
-        return sym == INFO[top][1] and rules.stacks(sym)
+            return e.stacks and (c is None or c == self._color or sym == top_sym)
+        return sym == top_sym and rules.stacks(sym)
+
+    def _needs_target(self, card: str | None) -> bool:
+        """Whether the wild awaiting its colour names a player too (wild swap hands)."""
+        e = self._effects.get(card) if card is not None else None
+        return e is not None and e.target
 
     def _after_wild(self, t: int) -> None:
         """The wild awaiting colour/target is complete: apply its effect."""
         card = self._await
         self._await = None
-        if self._from_flip:
+        if self._from_flip:  # the first card of the hand: its colour is all it does
             self._from_flip = False
             self._phase = "play"
             return
-        if card in _CHALLENGED:
-            victim = self._step(t)
-            if self._stacked:
-                self._pending += 4
-                self._advance(t)
-                return
-            self._wild_draw(t, victim, card)
+        e = self._effects.get(card) if card is not None else None
+        if e is None:  # a wild face a Flip turned up ("turned"): its effect does not apply
+            self._advance(t)
             return
-        if card == "dementor":
-            self._play_dementor(t)
+        if e.action is not None:
+            _ACTIONS[e.action](self, t, card)  # type: ignore[arg-type]
             return
-        if card == "wild_shuffle_hands":
-            seats = self._shuffle_order(t)
-            total = sum(self._cards[i] for i in seats)
-            base, extra = divmod(total, len(seats))
-            for k, i in enumerate(seats):
-                self._cards[i] = base + (1 if k < extra else 0)
-        elif card == "wild_swap_hands":
-            o = self._swap_target
-            self._swap_target = None
-            assert o is not None
-            self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
-        elif card == "wild_customizable":
-            effect = self._rules.customizable
-            if effect == "draw_three":
-                self._penalty(self._step(t), 3, "penalty_draw", "is hit by the customizable card")
-                self._advance(t, 2)
-                return
-            if effect == "skip":
-                self._advance(t, 2)
-                return
-        self._advance(t)
+        if e.draws:  # the customizable card's draw three: no challenge
+            self._penalty(self._step(t), e.draws, "penalty_draw", f"is hit by {e.hit_by}")
+        self._advance(t, e.step)
 
-    # ---------------------------------------------------------------- themed cards, one each
-    def _wild_draw(self, t: int, victim: int, card: str) -> None:
-        """Wild draw four / Wild Draw Two / Wild Draw Colour, colour named: the victim may
-        challenge (the restriction is the wild draw four's); Wild Draw Colour's victim owes
-        a draw until the colour named, reported by count."""
-        k = _CHALLENGED[card]
+    # ---------------------------------------------------------------- card actions, one each
+    # `Effect.action` names one of these (`_ACTIONS`); each is (player, card) and moves play.
+    def _play_wild_draw(self, t: int, card: str) -> None:
+        """Wild draw four / Wild Draw Two / Wild Draw Colour, colour named: the next player may
+        challenge (the restriction is the wild draw four's); Wild Draw Colour's victim owes a
+        draw until the colour named, reported by count. One laid on a stack adds its cards and
+        the stack goes on."""
+        e = self._effects[card]
+        if self._stacked:
+            self._pending += e.draws
+            self._advance(t)
+            return
+        victim = self._step(t)
         self._challenged = card
         self._offender = t
         self._phase = "challenge"
         self._set_turn(victim)
-        if k is None:
+        if e.draws_until is not None:  # "named": the colour this wild named
             self._pending = 0
             self._owe_until(victim, self._color, self._step(victim))  # type: ignore[arg-type]
             self._phase = "challenge"
         else:
-            self._pending = k
+            self._pending = e.draws
 
-    def _play_dementor(self, t: int) -> None:
+    def _play_dementor(self, t: int, card: str) -> None:
         """Dementor, colour named: the next player draws until a Gryffindor card (the table
         reports how many) and loses the turn."""
         victim = self._step(t)
         self._set_turn(victim)
         self._phase = "play"
-        self._owe_until(victim, "gryffindor", self._step(victim))
+        self._owe_until(victim, self._effects[card].draws_until, self._step(victim))  # type: ignore[arg-type]
+
+    def _play_shuffle_hands(self, t: int, card: str) -> None:
+        """Wild shuffle hands: every hand in is gathered and dealt out from the next player on,
+        so the counts even out."""
+        seats = self._shuffle_order(t)
+        total = sum(self._cards[i] for i in seats)
+        base, extra = divmod(total, len(seats))
+        for k, i in enumerate(seats):
+            self._cards[i] = base + (1 if k < extra else 0)
+        self._advance(t)
+
+    def _play_swap_hands(self, t: int, card: str) -> None:
+        """Wild swap hands: the player and the target swap hands."""
+        o = self._swap_target
+        self._swap_target = None
+        assert o is not None
+        self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
+        self._advance(t)
+
+    def _play_seven(self, actor: int, card: str) -> None:
+        """seven_zero's 7: the player names whom to swap hands with (`target`)."""
+        self._await = "seven"
+        self._phase = "target"
+
+    def _play_zero(self, actor: int, card: str) -> None:
+        """seven_zero's 0: every hand in moves one seat on, in the direction of play."""
+        seats = [i for i in range(self._n) if i not in self._gone]
+        old = [self._cards[i] for i in seats]
+        m = len(seats)
+        for j in range(m):
+            self._cards[seats[(j + self._dir) % m]] = old[j]
+        self._advance(actor)
 
     def _owe_until(self, who: int, colour: str, then: int) -> None:
         """`who` must report a draw until `colour` (`draw` with `count`); `then` plays next."""
@@ -925,7 +917,8 @@ class Table:
             return
         self._note_reading(read, card, None)
         color, sym = INFO[card]
-        if (card in _RETURNED_FIRST or sym == "flip" or
+        opening = self._effects[sym].first  # one of effects.FIRST_CARD
+        if (opening == "returned" or
                 (self._rules.first_card == "number_only" and not sym.isdigit())):
             self._note("card_returned", None, f"{card} cannot start the pile: it goes back in "
                        "the deck; turn up another")
@@ -938,19 +931,19 @@ class Table:
         first = (self._dealer + 1) % self._n
         self._dir = 1
         self._turn = None
-        if sym in _DRAWS:  # draw two (or UNO Flip's draw one)
-            k = _DRAWS[sym]
+        if opening == "draw":  # draw two (or UNO Flip's draw one)
+            k = self._effects[sym].draws
             self._penalty(first, k, "penalty_draw", f"is hit by the first card's {sym.replace('_', ' ')}")
             self._set_turn(first)
             self._advance(first)
-        elif sym == "reverse":
+        elif opening == "reverse":
             self._dir = -1
             self._set_turn(self._dealer)
             self._phase = "play"
-        elif sym == "skip":
+        elif opening == "skip":
             self._set_turn(first)
             self._advance(first)
-        elif card == "wild":
+        elif opening == "colour":
             self._set_turn(first)
             self._await = card
             self._from_flip = True
@@ -975,7 +968,7 @@ class Table:
         if phase == "take_back":
             if self._cards[t] == 0:
                 raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
-            if INFO[self._top][1] in _MUST_TAKE_BACK:  # type: ignore[index]
+            if self._effects[INFO[self._top][1]].must_take_back:  # type: ignore[index]
                 raise _Reject(f"{self._names[t]}'s illegal {self._top} must be taken back first: "
                               f"its effect cannot stand")
             stand = True
@@ -1019,7 +1012,8 @@ class Table:
                     nt, nd, np, nv = self._coloured_effect(sym, t, self._dir, 0)  # type: ignore[arg-type]
                     self._dir, self._pending = nd, np
                     if nv is not None:
-                        self._penalty(nv, 2, "penalty_draw", "is hit by a draw two")
+                        e = self._effects[sym]
+                        self._penalty(nv, e.draws, "penalty_draw", f"is hit by {e.hit_by}")
                     self._turn = nt
                     return
         if self._second is not None and self._phase == "play":
@@ -1039,6 +1033,7 @@ class Table:
             self._in_play(c)
         read = self._readings(ev)
         color, sym = INFO[card]
+        eff = self._effects[sym]
         named = ev.get("color")
         if named is not None:
             if color is not None:
@@ -1067,7 +1062,7 @@ class Table:
             if self._seen.get(card, 0) >= self._deck[card]:
                 raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
         else:
-            for c in set(names):
+            for c in dict.fromkeys(names):  # in the order laid: a set's varies from run to run
                 if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
                     raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
         if dry:
@@ -1075,7 +1070,7 @@ class Table:
         self._note_reading(read, card, actor)
         answer = bool(pending) and not accept
         before_top, before_color = self._top, self._color
-        if accept or (answer and sym != "reverse" and sym != "skip"):
+        if accept or (answer and not eff.deflects):
             self._stack_top = None
         blocked = self._blocked_finish(actor, names) if self._finish_rules else None
         legal = (answer or jump or playable(names[0], before_top, before_color)) and blocked is None
@@ -1110,56 +1105,43 @@ class Table:
                        f"take it back and draw {self._rules.illegal_play_penalty}")
             self._note("illegal_play", actor, why)
             return
-        if answer and (sym == "reverse" or sym == "skip"):
+        if answer and eff.deflects:
             if self._stack_top is None:
                 self._stack_top = before_top
-            self._deflect(actor, sym, pending)
+            self._deflect(actor, eff, pending)
             return
-        if answer and sym == "mario_reflect":
+        if answer and eff.reflects:
             self._reflect(actor, pending)
         if self._cards[actor] == 0:
-            if sym == "flip":  # a last Flip still turns the cards: the hand scores on that side
+            if eff.action == "flip":  # a last Flip still turns the cards: the hand scores on that side
                 self._face = "dark" if self._face == "light" else "light"
             self._final_draw(actor, sym, answer)
             self._end_hand(actor, card)
             return
         self._open_window(actor, card)
-        themed = _THEMED_PLAY.get(sym)
-        if themed is not None:
-            themed(self, actor, card)
-            return
-        if color is None:
+        if color is None:  # a wild: its effect waits for the colour (and a target)
             self._await = card
             self._from_flip = False
-            self._stacked = answer and sym != "mario_reflect"
-            if card in _CHALLENGED:
+            self._stacked = answer and not eff.reflects
+            if eff.challenge:
                 self._before_color = before_color
             self._phase = "color"
             if named is not None:
                 self._color = named
-                if card == "wild_swap_hands":
+                if eff.target:
                     self._phase = "target"
                 else:
                     self._after_wild(actor)
             return
-        if self._rules.seven_zero and sym in ("7", "0"):
-            if sym == "7":
-                self._await = "seven"
-                self._phase = "target"
-                return
-            seats = [i for i in range(self._n) if i not in self._gone]
-            old = [self._cards[i] for i in seats]
-            m = len(seats)
-            for j in range(m):  # each hand moves one seat on, in the direction of play
-                self._cards[seats[(j + self._dir) % m]] = old[j]
-            self._advance(actor)
+        if eff.action is not None:  # flip, discard two, seven_zero's 7 and 0
+            _ACTIONS[eff.action](self, actor, card)
             return
         if answer:
             self._offender = None
         nt, nd, np, nv = self._coloured_effect(sym, actor, self._dir, self._pending if answer else 0)
         self._dir, self._pending = nd, np
         if nv is not None:
-            self._penalty(nv, _DRAWS[sym], "penalty_draw", f"is hit by a {sym.replace('_', ' ')}")
+            self._penalty(nv, eff.draws, "penalty_draw", f"is hit by {eff.hit_by}")
         self._phase = "play"
         self._set_turn(nt)
         if nt == actor:  # 2-player skip/reverse/draw two: the same player plays again
@@ -1170,8 +1152,8 @@ class Table:
         """An illegal card left standing takes effect (a draw card's victim draws)."""
         self._dir, self._pending = d, pending
         if victim is not None:
-            sym = INFO[top][1]  # type: ignore[index]
-            self._penalty(victim, _DRAWS[sym], "penalty_draw", f"is hit by a {sym.replace('_', ' ')}")
+            e = self._effects[INFO[top][1]]  # type: ignore[index]
+            self._penalty(victim, e.draws, "penalty_draw", f"is hit by {e.hit_by}")
         self._phase = "play"
 
     def _laid_cards(self, ev: dict) -> list[str]:
@@ -1200,9 +1182,9 @@ class Table:
         c, sym = INFO[names[-1]]
         return self._rules.finish_forbidden(sym, c is None)
 
-    def _deflect(self, actor: int, sym: str, pending: int) -> None:
+    def _deflect(self, actor: int, eff: Effect, pending: int) -> None:
         """A reverse or skip of the colour in force sends the pending draw on (`deflect`)."""
-        d = -self._dir if sym == "reverse" else self._dir
+        d = -self._dir if eff.reverse else self._dir
         self._dir = d
         self._offender = None
         self._pending = pending
@@ -1221,17 +1203,14 @@ class Table:
         called = self._caller == actor
         if called:  # a call counts for one play (a call made ahead survives turn changes)
             self._caller = None
-        if self._cards[actor] != 1 or card in _NO_CALL or (
-                self._rules.seven_zero and INFO[card][1] in ("7", "0")):
+        if self._cards[actor] != 1 or self._effects[INFO[card][1]].no_call:
             return
         self._window = actor
         self._window_called = called
 
     def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
-        """A last draw two / wild draw four still hits the next player (and any stack)."""
-        k = _FINAL_DRAWS.get(sym, 0)
-        if sym == "wild_customizable" and self._rules.customizable == "draw_three":
-            k = 3
+        """A last draw card still hits the next player (and any stack)."""
+        k = self._effects[sym].draws
         if k:
             total = k + (self._pending if answer else 0)
             self._pending = 0
@@ -1246,7 +1225,7 @@ class Table:
         self._phase = "scores"
         self._owed = {}
         self._double = bool(self._rules.double_score and card is not None
-                            and INFO[card][1] in _DOUBLING)
+                            and self._effects[INFO[card][1]].doubles)
         how = ""
         if card is None:
             how = " as the last one left in"
@@ -1307,13 +1286,13 @@ class Table:
         self._color = named
         t = self._turn
         assert t is not None
-        if self._await == "wild_swap_hands" and self._swap_target is None:
+        if self._needs_target(self._await) and self._swap_target is None:
             self._phase = "target"
             return
         self._after_wild(t)
 
     def _h_target(self, ev: dict, dry: bool) -> None:
-        swap_first = self._phase == "color" and self._await == "wild_swap_hands"
+        swap_first = self._phase == "color" and self._needs_target(self._await)
         if not swap_first:
             self._expect("target")
         p = self._player(ev)
@@ -1827,14 +1806,21 @@ def _event_of(note: dict) -> int:
 
 
 _H_UNDO = Table._h_undo
-# Coloured themed symbols whose effect is more than the turn order (`_coloured_effect`).
-_THEMED_PLAY: dict[str, Callable[[Table, int, str], None]] = {
+# A card's further step, named by its `Effect.action` (companion/effects.py): (player, card).
+_ACTIONS: dict[str, Callable[[Table, int, str], None]] = {
+    "wild_draw": Table._play_wild_draw,
+    "dementor": Table._play_dementor,
+    "shuffle_hands": Table._play_shuffle_hands,
+    "swap_hands": Table._play_swap_hands,
     "flip": Table._play_flip,
     "discard_two": Table._play_discard_two,
+    "seven": Table._play_seven,
+    "zero": Table._play_zero,
 }
-# A last card of these still hits the next player (rules.md, end of a hand).
-_FINAL_DRAWS = {"draw_two": 2, "wild_draw_four": 4, "draw_one": 1, "draw_five": 5,
-                "wild_draw_two": 2}
+# an effect naming an action the engine lacks fails at import, not mid-game
+_UNKNOWN_ACTIONS = {e.action for e in all_effects()} - {None} - set(_ACTIONS)
+if _UNKNOWN_ACTIONS:
+    raise RuntimeError(f"companion/effects.py names actions engine.py lacks: {_UNKNOWN_ACTIONS}")
 _HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
     "game": Table._h_game,
     "deal": Table._h_deal,

@@ -218,6 +218,13 @@ def test_house_multiple_play_refusals(rules, event, message):
     assert table.state["top"] == "red_5"
 
 
+def test_house_multiple_play_over_the_deck_names_the_first_card_laid():
+    # two red_4 and two blue_4 on a red_4 and a blue_4: both over; every run names red_4
+    table = play(["flip red_4", "play blue_4", multi("red_4", "red_4", "blue_4", "blue_4")],
+                 {"multiple_play": True})
+    assert "only 2 red_4" in last_message(table)
+
+
 def test_house_multiple_play_illegal_first_card_comes_back_whole():
     table = play(["flip red_5", multi("blue_7", "red_7"), "take_back"], {"multiple_play": True})
     assert kinds(table) == [("illegal_play", "Bob"), ("penalty_draw", "Bob")]
