@@ -7,7 +7,9 @@ The demo video has no one holding phones, so with the demo (and only then) this 
 - It starts the game (`game` + `deal`) for the demo players.
 - When the video comes with its true table log (companion/data/demo/*.jsonl), it follows it:
   after each camera event it matches, it submits the phone/button events that came next in
-  the true log (colours, draws, passes, UNO! calls, points).
+  the true log (colours, whether in their own line or named in the wild's play line, draws,
+  passes, UNO! calls, catches, challenges, points); a challenged player's hand comes from the
+  camera (the reveal area), as at a real table.
 - Whatever the log does not settle, it settles the way a patient table would: names the
   colour of the next card in the video (or red), picks the next player as a target, judges a
   challenge innocent, enters points for a hand's losers (7 a card), deals the next hand, and
@@ -35,6 +37,8 @@ log = logging.getLogger("companion.demo")
 CAMERA_EVENTS = frozenset({"flip", "play", "take_back", "reveal"})
 DEMO_PLAYERS: tuple[str, ...] = ("Ann", "Bob", "Cy", "Dee")
 POINTS_PER_CARD = 7  # the bot's guess of a loser's points when no log says
+MAX_MISSED = 2  # camera events the bot enters itself when the camera skipped them (more: a misreading)
+_DRAWN_KEYS = ("t", "t_land", "t_clear", "box", "boxes")  # a video truth's timing, not table log
 
 
 class TableBot:
@@ -124,13 +128,29 @@ class TableBot:
 
     def annotate(self, event: dict) -> dict:
         """Before a camera event goes to the referee: a reveal's player, which the camera
-        cannot know, is taken from the true log (the demo table's "this is my hand" tap)."""
+        cannot know, is taken from the true log (the demo table's "this is my hand" tap).
+
+        The evidence of a challenge is the challenged player's hand, and the referee knows
+        whose that is: such a reveal goes unnamed, as at a real table, so a card the camera
+        missed earlier (the turns gone astray) cannot make the evidence refused. Likewise a
+        loser the log names who holds no cards at this table is left for the referee to
+        pick (the next loser clockwise)."""
+        with self._lock:
+            self._catch_up(event)
         if event.get("type") != "reveal" or event.get("player"):
             return event
         with self._lock:
+            state = self.referee.state
+            if state.get("waiting_for") == "evidence":
+                return event
             index = self._match(event)
-            if index is not None and self.truth[index].get("player"):
-                return {**event, "player": self.truth[index]["player"]}
+            player = self.truth[index].get("player") if index is not None else None
+            if player and state.get("waiting_for") == "scores":
+                cards = {p.get("name"): p.get("cards", 0) for p in state.get("players") or []}
+                if not cards.get(player):
+                    return event
+            if player:
+                return {**event, "player": player}
         return event
 
     def camera_event(self, event: dict, notices: list[dict]) -> None:
@@ -138,12 +158,31 @@ class TableBot:
         with self._lock:
             self._follow(event)
 
-    def _follow(self, event: dict) -> None:
+    def _catch_up(self, event: dict) -> None:
+        """The camera reports a card (or a take-back, a reveal) that the true log has after one
+        or two camera events it never reported (a card at rest too briefly for a busy CPU's
+        thinned frames): the demo table enters what was missed, as a host enters "a card the
+        camera missed", with the phone events between, so the turns stay the video's and its
+        challenge and catch happen to the right players. Stored with the bot's source."""
         index = self._match(event)
         if index is None:
             return
-        self._cursor = index + 1
-        while self._cursor < len(self.truth) and self.truth[self._cursor].get("type") not in CAMERA_EVENTS:
+        missed = [k for k in range(self._cursor, index) if self.truth[k].get("type") in CAMERA_EVENTS]
+        if not missed or len(missed) > MAX_MISSED:
+            return
+        for k in missed:
+            line = {key: v for key, v in self.truth[k].items() if key not in _DRAWN_KEYS}
+            log.info("demo bot: the camera missed %s; entered from the video's log", line.get("card") or line["type"])
+            # what the phones said before it, then the card itself, then what follows it
+            self._follow_lines_until(k)
+            self._submit(line)
+            self._cursor = k + 1
+            self._follow_colour(self.truth[k])
+        self._follow_lines_until(index)
+
+    def _follow_lines_until(self, end: int) -> None:
+        """Submit the log's phone/button lines from the cursor up to `end` (a camera line)."""
+        while self._cursor < end and self.truth[self._cursor].get("type") not in CAMERA_EVENTS:
             line = {k: v for k, v in self.truth[self._cursor].items() if k != "t"}
             self._cursor += 1
             if line.get("type") == "deal":
@@ -154,6 +193,24 @@ class TableBot:
                 if not self._wanted(line):
                     continue
             self._submit(line)
+
+    def _follow_colour(self, laid: dict) -> None:
+        """A wild's colour (or a swap's target) the true log names in the play line itself:
+        the camera saw only the card, so the player's phone names it now, before whatever
+        the log says next (a catch, a challenge)."""
+        for key in ("target", "color"):
+            if laid.get("type") in ("flip", "play") and laid.get(key):
+                line = {"type": key, ("player" if key == "target" else "color"): laid[key]}
+                if self._wanted(line):
+                    self._submit(line)
+
+    def _follow(self, event: dict) -> None:
+        index = self._match(event)
+        if index is None:
+            return
+        self._cursor = index + 1
+        self._follow_colour(self.truth[index])
+        self._follow_lines_until(len(self.truth))
 
     def _match(self, event: dict) -> int | None:
         """The truth index of this camera event: the next one of its type and card, a few
@@ -179,8 +236,8 @@ class TableBot:
 
     def _next_colour(self) -> str:
         for line in self.truth[self._cursor:]:
-            if line.get("type") == "color" and line.get("color") in COLORS:
-                return line["color"]
+            if line.get("type") in ("color", "play") and line.get("color") in COLORS:
+                return line["color"]  # a colour line, or a wild's colour named in its play
             card = line.get("card")
             if line.get("type") == "play" and is_card_name(card):
                 colour = parse_card(card).color
@@ -221,6 +278,8 @@ class TableBot:
                 return True
             if line.get("type") in ("play", "flip") and line is not self.truth[self._cursor]:
                 return False
+            if line.get("type") in ("play", "flip") and any(line.get(k) for k in kinds):
+                return True  # the card about to be followed names its colour (or target) itself
         return False
 
     def _settle(self, state: dict, force: bool = False) -> None:

@@ -230,7 +230,7 @@ def test_run_demo_recognises_its_cards_where_torch_and_ultralytics_cannot_be_imp
     assert "tried to import: nothing" in done.stderr
     with EventStore(tmp_path / "games.db") as store:
         events = store.events(store.latest_game())
-    assert {"type": "flip", "card": "green_draw_two"} in events  # the demo's first card, read by the model
+    assert {"type": "flip", "card": "yellow_1"} in events  # the demo's first card, read by the model
 
 
 def test_training_without_the_train_extra_says_how_to_install_it_in_one_line(tmp_path: Path) -> None:

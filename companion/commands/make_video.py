@@ -1,4 +1,5 @@
-"""`uno-companion make-video OUT.mp4 [--plays N] [--seed S]`: a table video and its truth."""
+"""`uno-companion make-video OUT.mp4 [--plays N | --hands H | --log FILE] [--seed S]`: a table
+video and its truth."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--hands", type=int, help="instead of --plays: play this many whole hands with the "
                         "engine's simulator (the truth then replays without a single rejection)")
+    parser.add_argument("--log", metavar="FILE", help="instead of --plays or --hands: act out this table log "
+                        "(JSON Lines, e.g. from `simulate --out` or an earlier video's truth); it must replay "
+                        "without a rejection, and --seed then only picks how it is drawn")
     parser.add_argument("--players", type=int, default=4, help="players at the table, 2-6 (default 4)")
     parser.add_argument("--design", choices=("classic", "modern"), default="classic", help="card design")
     parser.add_argument("--fps", type=float, default=10.0, help="frames per second (default 10)")
@@ -30,7 +34,11 @@ def main(args: argparse.Namespace) -> int:
         raise CompanionError("--fps must be 1 to 60")
     spec = VideoSpec(seed=args.seed, design=args.design, fps=args.fps, noise=max(0.0, args.noise))
     steps = None
-    if args.hands is not None:
+    if args.log is not None:
+        if args.hands is not None:
+            raise CompanionError("--log and --hands cannot go together: the log says what is played")
+        steps = log_steps(args.log)
+    elif args.hands is not None:
         if args.hands < 1:
             raise CompanionError("--hands must be at least 1")
         from companion.tablevideo import legal_session
@@ -41,3 +49,24 @@ def main(args: argparse.Namespace) -> int:
     length = max((line.get("t", 0.0) for line in truth), default=0.0)
     print(f"wrote {args.out} ({seen} cards laid, {length:.0f} s) and {truth_path(args.out)}")
     return 0
+
+
+# What an earlier video's truth adds to a table log line: dropped, the new video times it again.
+_DRAWN_KEYS = ("t", "t_land", "t_clear", "box", "boxes")
+
+
+def log_steps(path: str) -> list:
+    """The steps that act out a table log file, after checking that it replays cleanly."""
+    from companion.engine import Table
+    from companion.errors import InputFileError
+    from companion.tablevideo import plan_from_log, read_truth
+
+    lines = [{k: v for k, v in line.items() if k not in _DRAWN_KEYS} for line in read_truth(path)]
+    if not lines or lines[0].get("type") != "game":
+        raise InputFileError(f"--log {path}: the log must start with a game event")
+    table = Table()
+    for number, line in enumerate(lines, 1):
+        rejected = [n for n in table.push(line) if n.get("kind") == "rejected"]
+        if rejected:
+            raise InputFileError(f"--log {path} line {number}: the referee rejects it ({rejected[0].get('message')})")
+    return plan_from_log(lines)
