@@ -73,3 +73,21 @@ def test_bench_watch_flip_sessions_act_out_whole_flip_hands():
     assert len(laid) >= 40
     assert any(s.card and s.card.endswith("_flip") for s in laid)  # a Flip is played ...
     assert any(s.card and s.card.split("_")[0] in ("pink", "teal", "orange", "purple") for s in laid)  # ... and the dark side laid
+
+
+def test_bench_watch_names_a_wilds_colour_after_the_cameras_card():
+    # A simulated log may name a wild's colour in its play line; the camera's `lay` carries no
+    # colour, so the bench's phones say it right after the card (else the referee would still
+    # wait for the colour and the turned pile's top after the Flip would be judged a play).
+    truth = [
+        {"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"deck": "flip"}, "t": 0.0},
+        {"type": "deal", "dealer": "Ann", "t": 0.0},
+        {"type": "flip", "card": "red_5", "t": 2.0, "t_land": 1.8},
+        {"type": "play", "card": "wild", "color": "red", "t": 4.0, "t_land": 3.8},
+        {"type": "play", "card": "red_flip", "t": 6.0, "t_land": 5.8},
+        {"type": "flip", "card": "teal_3", "t": 8.0, "t_land": 7.8},
+        {"type": "play", "card": "teal_5", "t": 10.0, "t_land": 9.8},
+    ]
+    events = [{"type": "lay", "card": line["card"], "t": line["t"] + 0.2} for line in truth if "card" in line]
+    result = score(truth, events)
+    assert (result["missed"], result["wrong_names"], result["wrong_kind"]) == (0, 0, 0)

@@ -171,6 +171,9 @@ def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[i
             pending += 1
         if k is not None:
             feed(k, line.get("player"))
+            for key in ("color", "target"):  # named in the play's own line: a phone says it after the card
+                if key in line and lines[k].get("type") in ("flip", "play"):
+                    table.push({"type": key, key: line[key]})
     for k in unmatched[pending:]:
         feed(k)
     return lines
