@@ -60,7 +60,8 @@ SAME_OVERLAP = 0.78
 #   card 0.58 or more ("mostly inside": over half).
 # - REVEAL_SURE: two such boxes are still two cards (fanned closer than a reveal lays them)
 #   when both are read at least this surely: the surer of a second box and its card was
-#   0.85 at most on the rendered videos.
+#   0.85 at most on the rendered videos, a box of no card 0.64. A box read this surely is
+#   also a card without REVEAL_COVER (a card on a light table changes less of its colour).
 REVEAL_CONFIDENCE = 0.5
 REVEAL_COVER = 0.75
 REVEAL_INSIDE = 0.5
@@ -685,8 +686,11 @@ class Watcher:
             # its box. Colour, not the edge features: a yellow card on yellow felt changes few
             # edges in its middle, but its white oval and symbol differ in colour all the same.
             # Compared at the best small shift, as a bumped camera is.
+            # A box read at `reveal_sure` or more is a card wherever it lies: no box of no card
+            # and no second box of a card reached that on the rendered bench, and on a light
+            # table a card's colour differs from it over less of its middle.
             change = self._colour_change(zone)
-            found = [d for d in found if self._cover(change, d.box) >= self.reveal_cover]
+            found = [d for d in found if d.confidence >= self.reveal_sure or self._cover(change, d.box) >= self.reveal_cover]
         cards: list = []
         for d in sorted(found, key=lambda d: -d.confidence):
             if not any(self._one_card(d, other) for other in cards):
