@@ -516,7 +516,7 @@ class Bench:
                 f"bench: vision {s.frames} frames processed ({s.frames / wall:.1f} fps), {s.skipped} dropped to keep "
                 f"real time, {s.detect_ms:.0f} ms/frame recent, {s.events} table events, {s.errors} errors"
             )
-        state = companion.referee.service.state
+        state = companion.referee.state
         lines.append(f"bench: game {describe(state)}")
         return "\n".join(lines)
 
