@@ -187,7 +187,7 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
 def test_the_referee_speaks_the_phones_language(server, browser):
     """Every notice kind, rendered by the page's own script in English and Italian, reads as
     the catalogue says (no key, no placeholder, no card name with underscores)."""
-    from tests.test_i18n import _notices_of_every_kind
+    from test_i18n import _notices_of_every_kind
     from web.messages import notice_say
 
     url, _ = server
