@@ -223,7 +223,7 @@ class Config:
 
     @property
     def db_path(self) -> Path:
-        from companion.store import default_db_path
+        from companion.referee.store import default_db_path
 
         return Path(self.db).expanduser() if self.db else default_db_path()
 
@@ -421,11 +421,11 @@ def _rules(reader: _Reader, value: Any) -> dict[str, Any]:
 
 
 def rule_keys() -> tuple[str, ...]:
-    """The table options the engine knows (companion.rules), else the rulebook's list."""
+    """The table options the engine knows (companion.referee.rules), else the rulebook's list."""
     try:
         from dataclasses import fields
 
-        from companion.rules import Rules
+        from companion.referee.rules import Rules
     except ImportError:
         return RULE_KEYS
     return tuple(f.name for f in fields(Rules))
@@ -434,7 +434,7 @@ def rule_keys() -> tuple[str, ...]:
 def rule_problem(name: str, value: Any) -> str | None:
     """Why the engine would refuse this table option, or None. The engine owns the values."""
     try:
-        from companion.rules import check_rule
+        from companion.referee.rules import check_rule
     except ImportError:  # engine not in this build: checked when the game starts
         return None
     from companion.errors import RulesError
@@ -449,7 +449,7 @@ def rule_problem(name: str, value: Any) -> str | None:
 def seats_problem(values: dict[str, Any], players: int) -> str | None:
     """Why these table options do not fit this many players (`teams`), or None."""
     try:
-        from companion.rules import check_players, parse_rules
+        from companion.referee.rules import check_players, parse_rules
     except ImportError:
         return None
     from companion.errors import RulesError
@@ -464,7 +464,7 @@ def seats_problem(values: dict[str, Any], players: int) -> str | None:
 def rules_problem(values: dict[str, Any]) -> str | None:
     """Why the engine would refuse this set of table options together, or None."""
     try:
-        from companion.rules import parse_rules
+        from companion.referee.rules import parse_rules
     except ImportError:
         return None
     from companion.errors import RulesError

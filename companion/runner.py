@@ -17,12 +17,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol
 
-from companion.camera import Frame, FrameSource, ResilientSource, SourceStatus
+from companion.vision.camera import Frame, FrameSource, ResilientSource, SourceStatus
 
 log = logging.getLogger("companion.run")
 
 # Camera events the watcher emits; everything else comes from phones, buttons or the bot.
-# A `lay` is no table-log line: the referee makes it a flip or a play (companion/referee.py).
+# A `lay` is no table-log line: the referee makes it a flip or a play (companion/referee/service.py).
 CAMERA_EVENTS = frozenset({"lay", "take_back", "reveal"})
 
 

@@ -28,8 +28,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
-from companion.cards import COLORS, is_card_name, parse_card
-from companion.referee import lay_names
+from companion.referee.cards import COLORS, is_card_name, parse_card
+from companion.referee.service import lay_names
 
 log = logging.getLogger("companion.demo")
 

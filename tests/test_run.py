@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from companion.camera import Frame, SourceError
+from companion.vision.camera import Frame, SourceError
 from companion.runner import Companion, EventPump, VisionLoop, describe_game
 
 
@@ -231,7 +231,7 @@ def test_describe_game_for_the_status_line(state: dict, words: str) -> None:
 
 
 def _truth(plays: int, seed: int) -> list[dict]:
-    from companion.tablevideo import plan_session
+    from companion.synth.tablevideo import plan_session
 
     lines: list[dict] = []
     for step in plan_session(plays, players=4, seed=seed):
@@ -241,9 +241,9 @@ def _truth(plays: int, seed: int) -> list[dict]:
 
 @pytest.mark.parametrize("seed", [3, 11])
 def test_demo_bot_follows_the_true_log_around_the_camera_events(tmp_path: Any, seed: int) -> None:
-    from companion.engine import replay
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.engine import replay
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from companion.tablebot import CAMERA_EVENTS, TableBot
 
     truth = _truth(60, seed)
@@ -272,8 +272,8 @@ def test_demo_bot_follows_the_true_log_around_the_camera_events(tmp_path: Any, s
 
 
 def test_demo_bot_settles_what_no_log_says(tmp_path: Any) -> None:
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from companion.tablebot import TableBot
 
     referee = Referee(EventStore(tmp_path / "demo.db"))
@@ -404,8 +404,8 @@ def _empty_config(tmp_path: Any) -> Any:
 def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any) -> None:
     from companion.commands.run import start_table
     from companion.config import Config
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
 
     said: list[str] = []
     db = tmp_path / "games.db"
@@ -429,8 +429,8 @@ def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> No
     from companion.commands.run import start_table
     from companion.config import Config
     from companion.errors import CompanionError
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
 
     referee = Referee(EventStore(tmp_path / "games.db"))
     with pytest.raises(CompanionError, match="cannot start the game from the configuration"):
@@ -443,7 +443,7 @@ def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> No
 @pytest.fixture(scope="module")
 def table_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict]]:
     """A short generated table video (a few seconds, 10 fps) and its true table log."""
-    from companion.tablevideo import VideoSpec, make_video, plan_session
+    from companion.synth.tablevideo import VideoSpec, make_video, plan_session
 
     folder = tmp_path_factory.mktemp("clip")
     # one whole hand of three players (about a minute of video): plays, wilds, draws, an UNO!
@@ -456,13 +456,13 @@ def table_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict
 def run_clip(clip: Any, truth: list[dict], db: Any, app_factory: Any = None) -> tuple[Any, Any]:
     """Play the clip once through the real pipeline, a perfect recognizer from its truth, the
     demo table bot for the phone-side decisions; returns (referee, companion) still running."""
-    from companion.camera import OpenCVSource
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.vision.camera import OpenCVSource
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from companion.tablebot import TableBot
-    from companion.tablevideo import TruthDetector
-    from companion.watcher import Watcher
-    from companion.zones import Zones
+    from companion.vision.truth import TruthDetector
+    from companion.vision.watcher import Watcher
+    from companion.vision.zones import Zones
 
     referee = Referee(EventStore(db))
     detector = TruthDetector(truth)
@@ -572,7 +572,7 @@ class Phone:
 
 @pytest.mark.slow
 def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
-    from companion.store import EventStore
+    from companion.referee.store import EventStore
 
     first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy", "--host-pin", "2468")
     started = first.wait_for("game: new game ")
@@ -614,7 +614,7 @@ def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
 @pytest.mark.slow
 def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
     """The newcomer's command: no camera here, so `run` plays the demo video with its table."""
-    from companion.store import EventStore
+    from companion.referee.store import EventStore
 
     demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "6")
     assert demo.proc.wait(timeout=120) == 0
@@ -636,7 +636,7 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
 
 @pytest.mark.slow
 def test_run_demo_can_name_cards_from_the_videos_log(tmp_path: Any) -> None:
-    from companion.store import EventStore
+    from companion.referee.store import EventStore
 
     demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "5", "--log-names")
     assert demo.proc.wait(timeout=120) == 0
@@ -648,7 +648,7 @@ def test_run_demo_can_name_cards_from_the_videos_log(tmp_path: Any) -> None:
 
 @pytest.mark.slow
 def test_pipeline_plays_a_generated_clip_into_the_referee(table_clip: tuple[Any, list[dict]], tmp_path: Any) -> None:
-    from companion.engine import replay
+    from companion.referee.engine import replay
     from web import create_app
 
     clip, truth = table_clip
@@ -678,9 +678,9 @@ def test_run_host_page_zones_reach_the_watcher(tmp_path):
 
     from companion.commands.run import make_app, make_watcher_factory
     from companion.config import Config
-    from companion.detector import FakeDetector
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.vision.detector import FakeDetector
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
 
     config = Config()
     config.path = tmp_path / "config.toml"
@@ -732,7 +732,7 @@ def test_vision_loop_retries_a_video_file_that_vanished_like_a_camera(tmp_path: 
     """--video FILE: the file disappears between two passes (a USB stick pulled), comes back."""
     import cv2
 
-    from companion.camera import OpenCVSource
+    from companion.vision.camera import OpenCVSource
 
     video = tmp_path / "table.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 32))
@@ -809,8 +809,8 @@ def test_demo_standings_build_across_loops(tmp_path: Any) -> None:
     target is reached, then a new game begins."""
     import math
 
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from companion.tablebot import TableBot
 
     truth = _demo_truth()
@@ -848,9 +848,9 @@ def test_demo_bot_replays_the_demo_with_its_challenges_and_catch(tmp_path: Any, 
     event rejected. A card (or two) the camera misses on a busy CPU is entered by the bot from
     the log (3: a yellow 7; 11: the red 7 before the first challenge; 12: the wild draw four
     itself; 13: the challenged hand), so the turns stay the video's."""
-    from companion.engine import replay
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.engine import replay
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from companion.tablebot import TableBot
 
     truth = _demo_truth()

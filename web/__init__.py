@@ -80,8 +80,8 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         app.logger.error("%s; seats and logins are kept in memory until the next start", exc)
         access = AccessStore(":memory:", clock=clock)
     if referee is None:
-        from companion.referee import Referee
-        from companion.store import EventStore
+        from companion.referee.service import Referee
+        from companion.referee.store import EventStore
 
         referee = Referee(EventStore(":memory:"))
     app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=access)
@@ -108,7 +108,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     app.register_error_handler(413, lambda exc: (jsonify(error=f"the body is over {MAX_BODY // 1024} KB"), 413))
     app.register_error_handler(400, _error(400, "bad request"))
 
-    from companion.store import StoreError
+    from companion.referee.store import StoreError
 
     def _unavailable(exc: Exception) -> Any:
         # The disk is full or read-only: nothing was stored or acknowledged; one line each way.

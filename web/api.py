@@ -19,9 +19,9 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from dataclasses import fields
 
 from companion.errors import CompanionError
-from companion.cards import DARK_COLORS, parse_card, parse_color, points
-from companion.referee import RequestIdError
-from companion.rules import Rules
+from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
+from companion.referee.service import RequestIdError
+from companion.referee.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say
 from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
@@ -598,7 +598,7 @@ def league(league_id: str) -> Any:
     """A league's standings: the table (victory points, games won, game points), each finished
     game's placings and points, and `series` (victory points after each game, for a chart).
     `newest` names the newest league."""
-    from companion.league import league_standings
+    from companion.referee.league import league_standings
 
     store = _store()
     if league_id == "newest":
@@ -615,7 +615,7 @@ def league(league_id: str) -> Any:
 @host_required
 def host_league() -> Any:
     """Open a league ({"name", "victory_points"?}): games started from now on join it."""
-    from companion.league import parse_victory_points
+    from companion.referee.league import parse_victory_points
 
     data = _body()
     name = data.get("name")

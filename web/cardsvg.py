@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from companion.cards import DARK_COLORS, parse_card
+from companion.referee.cards import DARK_COLORS, parse_card
 
 # Print-like colours; the wild quadrants use the same four (a dark wild: the dark side's four).
 FILL: dict[str, str] = {

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from companion.cards import ALL_CARD_NAMES
+from companion.referee.cards import ALL_CARD_NAMES
 from web.messages import notice_say
 
 # "wild" is also a word in the referee's prose ("an honest wild draw four"): not a card there.

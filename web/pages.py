@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request
 
-from companion.cards import COLORS
+from companion.referee.cards import COLORS
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
 from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t

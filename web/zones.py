@@ -23,7 +23,7 @@ _EDITOR_WIDTH = 480  # the zone editor's picture at most this wide (a busy table
 
 
 def _zones() -> Any:
-    from companion.zones import Zones
+    from companion.vision.zones import Zones
 
     path = current_app.config.get("ZONES_PATH")
     if path:
@@ -37,7 +37,7 @@ def _zones() -> Any:
 
 
 def _zone_say(message: str) -> dict:
-    """The words for a refused zone (companion.zones' messages name the zone in quotes)."""
+    """The words for a refused zone (companion.vision.zones' messages name the zone in quotes)."""
     m = re.search(r"'(discard|draw|reveal)'", message)
     zone = m.group(1) if m else None
     if zone and "outside the" in message:
@@ -61,7 +61,7 @@ def get_zones() -> Any:
 @bp.post("/api/host/zones")
 @host_required
 def save_zones() -> Any:
-    from companion.zones import Zones
+    from companion.vision.zones import Zones
 
     path = current_app.config.get("ZONES_PATH")
     if not path:
@@ -113,7 +113,7 @@ def snapshot() -> Any:
 @bp.get("/api/host/colours")
 @host_required
 def get_colours() -> Any:
-    from companion.calibration import ColourCalibration
+    from companion.vision.calibration import ColourCalibration
 
     path = current_app.config.get("COLOURS_PATH")
     try:
@@ -129,7 +129,7 @@ def get_colours() -> Any:
 @host_required
 def calibrate_colours() -> Any:
     """Learn the four colours from the cards lying in the reveal area now; save them."""
-    from companion.calibration import CalibrationError
+    from companion.vision.calibration import CalibrationError
 
     calibrate, path = current_app.config.get("CALIBRATE"), current_app.config.get("COLOURS_PATH")
     if not callable(calibrate) or not path:

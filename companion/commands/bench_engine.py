@@ -5,7 +5,7 @@ import argparse
 import json
 import platform
 
-from companion.bench_engine import (CLEAN, CLEAN_ALONE, FULL, FULL_ALONE, RLCARD, compare,
+from companion.referee.bench_engine import (CLEAN, CLEAN_ALONE, FULL, FULL_ALONE, RLCARD, compare,
                                     referee_with_store)
 from companion.errors import CompanionError
 

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _frames(n: int) -> Iterator[np.ndarray]:
     import cv2
 
-    from companion.scenes import FaceBank, make_scene
+    from companion.synth.scenes import FaceBank, make_scene
 
     bank = FaceBank(variants=1)
     rng = np.random.default_rng(7)
@@ -48,11 +48,11 @@ def time_detector(detector: Any, frames: Sequence[np.ndarray]) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion import finder
-    from companion.detector import MODEL_STEM, MODELS_DIR, YoloDetector
+    from companion.vision import finder
+    from companion.vision.detector import MODEL_STEM, MODELS_DIR, YoloDetector
     from companion.errors import CompanionError
-    from companion.reader import READER_STEM
-    from companion.training_stack import INSTALL, importable, require_training
+    from companion.vision.reader import READER_STEM
+    from companion.vision.training_stack import INSTALL, importable, require_training
 
     if args.frames < 1:
         raise CompanionError("--frames must be at least 1")
@@ -61,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     weights = Path(args.model) if args.model else Path(MODELS_DIR) / f"{MODEL_STEM}.pt"
     if args.export:
         require_training("--export")
-        from companion.train import export_onnx
+        from companion.synth.train import export_onnx
 
         print(f"exported -> {export_onnx(weights.with_suffix('.pt'))}")
     if args.threads:

@@ -7,7 +7,7 @@ the camera says only that a card was laid), confirmation latency (card at rest -
 video time) and processing frames per second. `--detector truth` (default) is a perfect
 recognizer built from the truth; `--detector yolo` uses the shipped model.
 
-`--real` makes the videos of real cards instead (companion/realvideo.py: cut-outs of the
+`--real` makes the videos of real cards instead (companion/synth/realvideo.py: cut-outs of the
 real photos on the composites' texture photos, the same script) and reads them with the
 shipped model unless `--detector truth` is asked for.
 """
@@ -59,7 +59,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
     (`referee_lines`): a matched card is judged by the line the referee makes of it, its kind
     (flip or play) in `wrong_kind`.
     """
-    from companion.referee import lay_names
+    from companion.referee.service import lay_names
 
     wanted = [line for line in truth if line.get("type") in _TRUTH_KINDS]
     used = [False] * len(events)
@@ -130,7 +130,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
 
 def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[int, int]) -> list[dict]:
     """The table-log line the referee makes of each event: a `lay` becomes a flip or a play
-    named by its likeliest reading at the table (companion.referee.line_of_lay), the rest
+    named by its likeliest reading at the table (companion.referee.service.line_of_lay), the rest
     stay as they are.
 
     An engine is fed what the referee would get: the truth's own lines from phones and the
@@ -139,8 +139,8 @@ def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[i
     index -> event index; nothing when it was missed), the events matched to none at their
     time. So one missed or invented card shifts the kinds the way it would at the table.
     """
-    from companion.engine import Table
-    from companion.referee import line_of_lay
+    from companion.referee.engine import Table
+    from companion.referee.service import line_of_lay
 
     table = Table()
     lines: list[dict] = [{} for _ in events]
@@ -181,10 +181,10 @@ def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[i
 
 def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) -> tuple[list[dict], int, float, int]:
     """Watch one video as fast as possible; returns (events, frames, seconds, detector calls)."""
-    from companion.camera import OpenCVSource
-    from companion.tablevideo import TruthDetector
-    from companion.watcher import Watcher
-    from companion.zones import Zones
+    from companion.vision.camera import OpenCVSource
+    from companion.vision.truth import TruthDetector
+    from companion.vision.watcher import Watcher
+    from companion.vision.zones import Zones
 
     fake = TruthDetector(truth) if detector_kind == "truth" else None
     det = fake or detector
@@ -211,8 +211,8 @@ def run_video(path: Path, truth: list[dict], detector_kind: str, detector=None) 
 def flip_session(plays: int, seed: int, players: int = 4) -> list:
     """Steps acting out simulated UNO Flip hands until at least `plays` cards are laid: after
     each Flip the turned pile's new top is laid as the next card (what the camera sees)."""
-    from companion.simulate import simulate_hands
-    from companion.tablevideo import plan_from_log
+    from companion.referee.simulate import simulate_hands
+    from companion.synth.tablevideo import plan_from_log
 
     lines: list[dict] = []
     for hand in simulate_hands(players, 1000, seed, rules={"deck": "flip"}):
@@ -224,7 +224,8 @@ def flip_session(plays: int, seed: int, players: int = 4) -> list:
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.tablevideo import VideoSpec, make_video, read_truth, truth_path
+    from companion.synth.tablevideo import VideoSpec, make_video
+    from companion.vision.truth import read_truth, truth_path
 
     if args.videos < 1 or args.plays < 1:
         raise CompanionError("--videos and --plays must be at least 1")
@@ -235,13 +236,13 @@ def main(args: argparse.Namespace) -> int:
     args.detector = args.detector or ("yolo" if args.real else "truth")
     real = None
     if args.real:
-        from companion.realvideo import RealVideoMaker
+        from companion.synth.realvideo import RealVideoMaker
 
         real = RealVideoMaker(photos=Path(args.photos) if args.photos else None,
                               composites=Path(args.composites) if args.composites else None, plays=args.plays)
     detector = None
     if args.detector == "yolo":
-        from companion.detector import YoloDetector
+        from companion.vision.detector import YoloDetector
 
         detector = YoloDetector()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-watch-"))

@@ -68,8 +68,8 @@ def page_weight(port: int) -> dict[str, int]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.referee import Referee
-    from companion.store import EventStore
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
     from web import create_app
     from web.server import Server
 

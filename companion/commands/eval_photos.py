@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
     parser.add_argument("--shifts", nargs="?", const="", default=None, metavar="NAME,NAME",
                         help="robustness benchmark: read every photo as it is (none) and under each fixed "
-                             "camera shift (companion/photometric.py), or only the named ones; put it "
+                             "camera shift (companion/vision/photometric.py), or only the named ones; put it "
                              "after the folders")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--errors", type=Path, default=None, metavar="DIR",
@@ -56,8 +56,8 @@ def _progress(label: str, reads_per_photo: int, shifts: bool):
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.detector import YoloDetector
-    from companion.evaluation import (evaluate, evaluate_shifts, folder_name, format_report, format_shifts,
+    from companion.vision.detector import YoloDetector
+    from companion.synth.evaluation import (evaluate, evaluate_shifts, folder_name, format_report, format_shifts,
                                       photo_set, shift_names, shifts_to_dict, write_miss_sheets)
 
     # Every mistake in the call is said before the model loads.

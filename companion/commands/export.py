@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from companion.errors import CompanionError
-from companion.store import EventStore, StoreError, default_db_path
+from companion.referee.store import EventStore, StoreError, default_db_path
 
 HELP = "export a stored game as JSON Lines (or a league's standings as CSV)"
 
@@ -79,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _export_league(store: EventStore, league: str, out: Path) -> int:
-    from companion.league import league_standings, standings_csv
+    from companion.referee.league import league_standings, standings_csv
     from companion.commands.league import pick_league
 
     league_id = pick_league(store, league)

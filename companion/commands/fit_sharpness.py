@@ -1,8 +1,8 @@
 """`uno-companion fit-sharpness`: the referee's READING_SHARPNESS, fitted on rendered cards.
 
-Renders each card name laid on a pile (`companion.scenes.pile_scene`) under the robustness
+Renders each card name laid on a pile (`companion.synth.scenes.pile_scene`) under the robustness
 benchmark's camera shifts, reads the pictures with the shipped recognizer and prints the
-temperature under which the true names are likeliest (`companion.evaluation.fit_sharpness`).
+temperature under which the true names are likeliest (`companion.synth.evaluation.fit_sharpness`).
 No photo is used: the real photos stay a final check (`measure_sharpness`).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.evaluation import fit_sharpness
+    from companion.synth.evaluation import fit_sharpness
 
     if args.per_card < 1:
         raise CompanionError("--per-card must be at least 1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from companion.store import EventStore, default_db_path, read_jsonl
+from companion.referee.store import EventStore, default_db_path, read_jsonl
 
 HELP = "import a JSON Lines table log into the store"
 

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from companion.errors import CompanionError
-from companion.store import EventStore, StoreError, default_db_path
+from companion.referee.store import EventStore, StoreError, default_db_path
 
 HELP = "league night: open a league, add games, show standings"
 
@@ -51,7 +51,7 @@ def pick_league(store: EventStore, which: str | None) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.league import league_standings, parse_victory_points
+    from companion.referee.league import league_standings, parse_victory_points
 
     path = (args.db or default_db_path()).expanduser()
     if args.action != "new" and not path.is_file():

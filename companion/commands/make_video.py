@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.tablevideo import VideoSpec, make_video, truth_path
+    from companion.synth.tablevideo import VideoSpec, make_video
+    from companion.vision.truth import truth_path
 
     if args.plays < 1:
         raise CompanionError("--plays must be at least 1")
@@ -41,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
     elif args.hands is not None:
         if args.hands < 1:
             raise CompanionError("--hands must be at least 1")
-        from companion.tablevideo import legal_session
+        from companion.synth.tablevideo import legal_session
 
         steps = legal_session(args.hands, players=args.players, seed=args.seed)
     truth = make_video(args.out, plays=args.plays, seed=args.seed, players=args.players, spec=spec, steps=steps)
@@ -57,9 +58,10 @@ _DRAWN_KEYS = ("t", "t_land", "t_clear", "box", "boxes")
 
 def log_steps(path: str) -> list:
     """The steps that act out a table log file, after checking that it replays cleanly."""
-    from companion.engine import Table
+    from companion.referee.engine import Table
     from companion.errors import InputFileError
-    from companion.tablevideo import plan_from_log, read_truth
+    from companion.synth.tablevideo import plan_from_log
+    from companion.vision.truth import read_truth
 
     lines = [{k: v for k, v in line.items() if k not in _DRAWN_KEYS} for line in read_truth(path)]
     if not lines or lines[0].get("type") != "game":

@@ -57,7 +57,7 @@ def _pictures(paths: list[str]) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.detector import YoloDetector
+    from companion.vision.detector import YoloDetector
     from companion.errors import CompanionError
 
     if not 0 < args.conf < 1:

@@ -17,9 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.cards import CARD_NAMES, parse_card
+    from companion.referee.cards import CARD_NAMES, parse_card
     from companion.errors import CompanionError
-    from companion.render import render_card
+    from companion.synth.render import render_card
 
     names = [parse_card(n).name for n in args.names] or list(CARD_NAMES)
     if not 32 <= args.height <= 4000:

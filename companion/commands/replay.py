@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.store import read_jsonl
+from companion.referee.store import read_jsonl
 
 HELP = "replay a table log and print the game state"
 
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     lines = read_jsonl(args.log)
-    from companion.engine import replay  # after the file check: a typo costs no import
+    from companion.referee.engine import replay  # after the file check: a typo costs no import
 
     state = replay(lines).state
     text = json.dumps(state, indent=2, ensure_ascii=False) if args.json else summary(
@@ -46,7 +46,7 @@ def _dash(value: Any) -> str:
 
 def _rules_text(rules: dict[str, Any]) -> str:
     """Only the options this table changed: the defaults go without saying."""
-    from companion.rules import Rules
+    from companion.referee.rules import Rules
 
     defaults = Rules().as_dict()
     changed = [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.backup import backup_folder, describe, list_backups, restore
 from companion.errors import CompanionError
-from companion.store import default_db_path
+from companion.referee.store import default_db_path
 
 HELP = "list the event store's backups, or restore one"
 

@@ -122,11 +122,11 @@ def colours_file(config: Config) -> Path:
 
 def make_detector(config: Config, colours: Path | None = None, say: Callable[[str], None] = print) -> Any:
     """The card model, with the table's saved colour calibration when `colours` names one."""
-    from companion.detector import YoloDetector
+    from companion.vision.detector import YoloDetector
 
     options: dict[str, Any] = {}
     if colours is not None and colours.exists():
-        from companion.calibration import ColourCalibration
+        from companion.vision.calibration import ColourCalibration
 
         try:
             options["calibration"] = ColourCalibration.load(colours)
@@ -165,7 +165,7 @@ def _construct(cls: Any, options: dict[str, Any]) -> Any:
 
 def make_zones(config: Config, width: int, height: int, base: Any = None) -> Any:
     """Zones from [zones] (fractions of the frame) over `base` (else the default layout), in pixels."""
-    from companion.zones import Zones, _rect
+    from companion.vision.zones import Zones, _rect
 
     zones = base.scaled_to(width, height) if base is not None else Zones.default(width, height)
     for name, (x1, y1, x2, y2) in config.zones.items():
@@ -180,8 +180,8 @@ def zones_file(config: Config) -> Path:
 
 def make_watcher_factory(detector: Any, config: Config, size: Callable[[], tuple[int, int]],
                          base_zones: Any = None, saved: Path | None = None) -> Callable[[], Any]:
-    from companion.watcher import Watcher
-    from companion.zones import Zones
+    from companion.vision.watcher import Watcher
+    from companion.vision.zones import Zones
 
     def make() -> Any:
         width, height = size()
@@ -302,9 +302,9 @@ def main(args: argparse.Namespace) -> int:
 
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
-    from companion.referee import Referee
+    from companion.referee.service import Referee
     from companion.runner import Companion, EventPump, VisionLoop, WebServer
-    from companion.store import EventStore
+    from companion.referee.store import EventStore
 
     from companion.backup import Backups, StoreLock
 
@@ -423,8 +423,8 @@ def host_link(app: Any, url: str) -> str | None:
 
 def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, say: Callable[[str], None],
                  truth: list[dict] | None = None, recognize: bool = True) -> Any:
-    from companion.camera import OpenCVSource, Picamera2Source
-    from companion.detector import ModelMissingError
+    from companion.vision.camera import OpenCVSource, Picamera2Source
+    from companion.vision.detector import ModelMissingError
     from companion.runner import VisionLoop
 
     size = (int(config.camera["width"]), int(config.camera["height"]))
@@ -460,13 +460,13 @@ def build_vision(config: Config, kind: str, spec: Any, referee: Any, bot: Any, s
             # A build without the card model can still show the demo. Said loudly.
             say(f"vision: {exc}; the demo names its cards from the video's true log instead of recognising them")
     if detector is None:
-        from companion.tablevideo import TruthDetector
+        from companion.vision.truth import TruthDetector
 
         detector = TruthDetector(truth)
         before_frame = lambda frame: setattr(detector, "t", frame.t)  # noqa: E731
     base_zones = None
     if kind == "demo" and (DEMO_DIR / "zones.json").is_file():
-        from companion.zones import Zones
+        from companion.vision.zones import Zones
 
         base_zones = Zones.load(DEMO_DIR / "zones.json")
     make_watcher = make_watcher_factory(detector, config, lambda: frame_size["value"], base_zones,

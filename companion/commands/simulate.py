@@ -41,8 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.rules import check_players, parse_rules
-    from companion.simulate import simulate_games
+    from companion.referee.rules import check_players, parse_rules
+    from companion.referee.simulate import simulate_games
 
     rules = None
     if args.rules is not None:

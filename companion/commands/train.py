@@ -8,7 +8,7 @@ HELP = "generate training data and train the card model"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from companion.train import Recipe
+    from companion.synth.train import Recipe
 
     d = Recipe()
     parser.add_argument("--work", type=Path, default=d.work, help="folder for data and runs (default %(default)s)")
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
-    from companion.train import Recipe, train
+    from companion.synth.train import Recipe, train
 
     d = Recipe()
 
@@ -51,12 +51,12 @@ def main(args: argparse.Namespace) -> int:
         raise CompanionError("--reader and --colour train different models: choose one")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
         raise CompanionError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
-    from companion.training_stack import require_training
+    from companion.vision.training_stack import require_training
 
     require_training("training")  # after the checks above: a bad flag is said first
     given = {k: getattr(args, k) for k in ("model", "epochs", "hours", "batch", "images") if getattr(args, k) != getattr(d, k)}
     if args.colour:
-        from companion.train import ColourRecipe, train_colour
+        from companion.synth.train import ColourRecipe, train_colour
 
         c = ColourRecipe()
         colour = ColourRecipe(work=args.work if args.work != d.work else c.work,
@@ -66,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
         train_colour(colour)
         return 0
     if args.reader:
-        from companion.train import ReaderRecipe, train_reader
+        from companion.synth.train import ReaderRecipe, train_reader
 
         r = ReaderRecipe()
         reader = ReaderRecipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,

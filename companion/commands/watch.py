@@ -3,7 +3,7 @@
 Prints the camera's own events as JSON Lines: `lay` (a card came to rest on the discard
 pile, with the recognizer's likeliest names in `top`), `take_back` and `reveal`. There is no
 game here, so no referee to say whether a laid card is a `flip` or a `play`, nor to weigh
-its readings against the table: `run` does that (companion/referee.py).
+its readings against the table: `run` does that (companion/referee/service.py).
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.camera import ResilientSource, open_source
-    from companion.zones import Zones, find_zones
+    from companion.vision.camera import ResilientSource, open_source
+    from companion.vision.zones import Zones, find_zones
 
     logging.basicConfig(level=logging.WARNING, format="uno-companion watch: %(message)s")
     source = open_source(args.source, realtime=args.realtime)
@@ -48,15 +48,15 @@ def main(args: argparse.Namespace) -> int:
     zones = Zones.load(args.zones) if args.zones else None
     truth = None
     if args.fake_truth:
-        from companion.tablevideo import TruthDetector, read_truth
+        from companion.vision.truth import TruthDetector, read_truth
 
         truth = TruthDetector(read_truth(args.fake_truth))
         detector = truth
     else:
-        from companion.detector import YoloDetector
+        from companion.vision.detector import YoloDetector
 
         detector = YoloDetector(args.weights) if args.weights else YoloDetector()
-    from companion.watcher import Watcher
+    from companion.vision.watcher import Watcher
 
     watcher = None
     count = 0

@@ -1,0 +1,1852 @@
+"""The referee: table events in, game state out (../shared/docs/table-log.md).
+
+`Table.push` applies one table-log line. Every handler validates first (raising `_Reject`
+before it touches anything) and only then mutates, so a rejected event changes nothing and
+`check` is the same code run dry. The engine never shuffles and never sees hands: it tracks
+hand *sizes*, the draw pile's size and the cards seen on the discard pile. `undo` and the
+`correct` extension rebuild the state by replaying the events still in effect.
+"""
+from __future__ import annotations
+
+import difflib
+import heapq
+import json
+from typing import Any, Callable, Iterable
+
+from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, parse_card, points,
+                             suggest_card)
+from companion.referee.effects import EFFECTS, Effect, all_effects, effects_for
+from companion.errors import CompanionError
+from companion.referee.rules import Rules, check_players, parse_rules
+from companion.referee.scoring import game_winner, hand_gains, placings
+
+# (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
+INFO: dict[str, tuple[str | None, str]] = {
+    n: (parse_card(n).color, parse_card(n).symbol) for n in ALL_CARD_NAMES
+}
+# "light" or "dark": which face of UNO Flip a name is (every classic card is a light face).
+SIDE: dict[str, str] = {n: parse_card(n).side for n in ALL_CARD_NAMES}
+# The colours a wild may name on each side.
+SIDE_COLORS: dict[str, tuple[str, ...]] = {"light": COLORS, "dark": DARK_COLORS}
+_COLOR_SET = frozenset(COLORS + DARK_COLORS)
+# What each card does is in companion/referee/effects.py (one `Effect` per symbol); a game reads its
+# own table of them, `Table._effects`, with the options that change a card applied.
+# Coloured symbols the fast play path applies (everything else takes the full path).
+_CLASSIC_SYMBOLS = frozenset(SYMBOLS)
+# Symbols whose illegal play cannot be left standing (the simulator reads this too).
+_MUST_TAKE_BACK = frozenset(s for s, e in EFFECTS.items() if e.must_take_back)
+# Phases in which a hand is being played (UNO calls make sense).
+_IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
+EVENT_TYPES = (
+    "game", "deal", "flip", "play", "color", "target", "draw", "pass", "uno", "catch",
+    "challenge", "reveal", "verdict", "points", "take_back", "undo", "score_fix", "correct", "seats",
+)
+MAX_PLAYERS = 10
+
+
+class _Reject(Exception):
+    """An event that does not fit; its message is the `rejected` notice's message."""
+
+
+def _until_text(colour: str) -> str:
+    return "a Gryffindor card" if colour == "gryffindor" else f"a {colour} card"
+
+
+def playable(card: str, top: str | None, color: str | None) -> bool:
+    """The matching rule, in one place: same colour, same number/symbol, or any wild; a face
+    of the other UNO Flip side never; a reflect card only as an answer (`Table._answers`)."""
+    c, s = INFO[card]
+    if top is not None and SIDE[card] != SIDE[top]:
+        return False
+    if c is None:
+        return not EFFECTS[s].answer_only
+    if c == color:
+        return True
+    if top is None:
+        return False
+    tc, ts = INFO[top]
+    return tc is not None and ts == s
+
+
+# the cards playable on each (top card, colour in force), filled as positions are met
+_PLAYABLE: dict[tuple[str | None, str | None], frozenset[str]] = {}
+
+
+def playable_set(top: str | None, color: str | None) -> frozenset[str]:
+    """Every card name `playable` on (top, colour): one set lookup instead of a call per card."""
+    key = (top, color)
+    got = _PLAYABLE.get(key)
+    if got is None:
+        got = _PLAYABLE[key] = frozenset(c for c in INFO if playable(c, top, color))
+    return got
+
+
+def _points(ev: dict) -> int:
+    """The event's `points`: a whole number of at least 0."""
+    pts = _int(ev.get("points"))
+    if pts is None or pts < 0:
+        raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+    return pts
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Table:
+    """A referee: table events in, state out. Pure: no I/O, no clock, no hidden randomness."""
+
+    def __init__(self) -> None:
+        self._events: list[Any] = []
+        self._parsed: list[dict | None] = []
+        self._effective: list[int] = []       # indices of accepted events still in effect
+        self._rejected: list[dict] = []        # rejected notices survive undo
+        self._notices: list[dict] = []         # notices of the events in effect
+        self._out: list[dict] = []
+        self._cur = 0
+        self._fix: dict[int, str] = {}         # corrected cards by event index
+        self._new_game([], Rules())
+        self._phase = "game"
+
+    # ------------------------------------------------------------------ public API
+    def push(self, event: dict | str) -> list[dict]:
+        """Apply one table-log line; return the notices it produced (never raises)."""
+        events = self._events
+        self._cur = idx = len(events)
+        events.append(event)
+        out: list[dict] = []
+        self._out = out
+        ev: dict | None
+        if type(event) is dict:
+            ev = event
+        else:
+            try:
+                ev = self._parse(event)
+            except _Reject as exc:
+                self._parsed.append(None)
+                self._reject(idx, None, str(exc))
+                return out
+        self._parsed.append(ev)
+        if ev is None:  # a blank line: counted, not an event
+            return out
+        try:
+            try:
+                handler = _HANDLERS[ev["type"]]
+            except (KeyError, TypeError):  # no "type", or not a known name
+                handler = None
+            if handler is None or self._phase == "game":
+                handler = self._handler(ev)
+            handler(self, ev, False)
+            if self._elim is not None:
+                self._check_out()
+        except _Reject as exc:
+            del out[:]
+            self._reject(idx, ev, str(exc))
+            return out
+        except Exception as exc:  # a bug: never lose the game, rebuild without this line
+            self._rebuild(self._effective)
+            self._out = out = []
+            self._reject(idx, ev, f"internal error ({type(exc).__name__}: {exc}); event ignored")
+            return out
+        if handler is not _H_UNDO:
+            self._effective.append(idx)
+        return out
+
+    def check(self, event: dict | str) -> str | None:
+        """Why `event` would be rejected, or None; changes nothing."""
+        try:
+            ev = self._parse(event)
+            if ev is None:
+                return "blank line"
+            saved = self._out, self._cur
+            self._out = []
+            try:
+                self._handler(ev)(self, ev, True)
+            finally:
+                self._out, self._cur = saved
+        except _Reject as exc:
+            return str(exc)
+        return None
+
+    def fits(self, event: dict | str) -> bool:
+        """Whether `event` would be accepted and, if it is a play, be legal (no `illegal_play`
+        notice); changes nothing. The referee service weighs the camera's readings with it."""
+        if self.check(event) is not None:
+            return False
+        ev = self._parse(event)
+        if ev is None or ev.get("type") != "play":
+            return True
+        names = self._laid_cards(ev)
+        _, accept, _, _, pending, _, actor = self._pre_turn(ev, names[0])
+        player = self._player(ev, required=False)
+        if player is not None and player != actor:
+            return True  # an accepted jump-in: the identical card, always legal
+        if self._blocked_finish(actor, names) is not None:
+            return False
+        return (bool(pending) and not accept) or playable(names[0], self._top, self._color)
+
+    @property
+    def events(self) -> list:
+        """Every line pushed, in order (index = a notice's `event`)."""
+        return self._events
+
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def waiting_for(self) -> str:
+        return self._phase
+
+    @property
+    def state(self) -> dict:
+        """The table-log.md state object plus the extension keys."""
+        names = self._names
+        name = self._name
+        return {
+            "players": [
+                {"name": names[i], "cards": self._cards[i], "score": self._scores[i],
+                 "hands_won": self._hands_won[i]}
+                for i in range(self._n)
+            ],
+            "dealer": name(self._dealer),
+            "turn": name(self._turn_of_state()),
+            "direction": "clockwise" if self._dir == 1 else "counterclockwise",
+            "top": self._top,
+            "color": self._color,
+            "waiting_for": self._phase,
+            "hand_winner": name(self._hand_winner),
+            "game_winner": name(self._game_winner),
+            "notices": [dict(x) for x in heapq.merge(self._notices, self._rejected, key=_event_of)],
+            "rules": self._rules.as_dict(),
+            "hand": self._hand,
+            "draw_pile": self._draw_pile,
+            "discard_pile": len(self._pile) + self._hidden,
+            "pile": list(self._pile),
+            "pending_draw": self._pending,
+            "uno_window": name(self._uno_window()),
+            "drawn": self._drawn,
+            "history": [
+                {"hand": h["hand"], "winner": h["winner"], "points": dict(h["points"])}
+                for h in self._history
+            ],
+            "teams": self._teams_state(),
+            "out": [names[i] for i in sorted(self._gone)],
+            # themed cards (README, "Themed decks and cards")
+            "side": self._face if self._flip_deck else None,
+            "colors": list(SIDE_COLORS[self._face]),
+            "turned_by": name(self._turned_by),
+            "second_card": None if self._second is None else
+            {"player": name(self._turn), "color": self._second},
+            "draw_until": None if self._until is None else
+            {"player": names[self._until[0]], "color": self._until[1]},
+            "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
+        }
+
+    def placings(self) -> list[int]:
+        """Seats from first to last by the game's scoring and tie-breaks (league night's
+        victory points follow them); teams place by their totals, partners together."""
+        if self._team is not None:
+            order = placings(self._rules, *self._team_totals())
+            return [i for k in order for i in self._members(k)]
+        return placings(self._rules, self._scores, self._hands_won, self._end_cards,
+                        self._last_draw)
+
+    def _teams_state(self) -> list[dict]:
+        if self._team is None:
+            return []
+        scores, won = self._team_totals()[:2]
+        return [{"name": self._team_name(k), "players": [self._names[i] for i in self._members(k)],
+                 "score": scores[k], "hands_won": won[k]} for k in range(2)]
+
+    # ------------------------------------------------------------------ plumbing
+    def _name(self, i: int | None) -> str | None:
+        return None if i is None else self._names[i]
+
+    def _turn_of_state(self) -> int | None:
+        if self._phase in ("game", "deal", "flip", "scores", "game_over"):
+            return None
+        return self._turn
+
+    def _uno_window(self) -> int | None:
+        if self._window is not None:
+            return self._window
+        t = self._turn
+        if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
+            return t
+        # a victim who may answer the pending draw is on turn, and may call before answering
+        if (self._pending and self._rules.answerable and self._phase in ("play", "challenge")
+                and t is not None and self._cards[t] == 2):
+            return t
+        return None
+
+    @staticmethod
+    def _parse(event: object) -> dict | None:
+        if isinstance(event, str):
+            if not event.strip():
+                return None
+            try:
+                event = json.loads(event)
+            except json.JSONDecodeError as exc:
+                raise _Reject(f"not JSON: {exc.msg} (column {exc.colno})") from None
+            except (ValueError, RecursionError):
+                raise _Reject("not JSON") from None
+        if not isinstance(event, dict):
+            raise _Reject("an event must be a JSON object with a \"type\"")
+        return event
+
+    def _handler(self, ev: dict) -> Callable[["Table", dict, bool], None]:
+        kind = ev.get("type")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            if not isinstance(kind, str):
+                raise _Reject("missing event \"type\"")
+            close = difflib.get_close_matches(kind, EVENT_TYPES, n=1, cutoff=0.0)
+            raise _Reject(f"unknown event type {kind!r}: did you mean {close[0]!r}?")
+        if kind != "game" and self._phase == "game" and kind not in ("undo",):
+            raise _Reject(f"no game yet: a {kind!r} needs a \"game\" event first")
+        return handler
+
+    def _reject(self, idx: int, ev: dict | None, message: str) -> None:
+        who = None
+        if ev is not None:
+            who = ev.get("player") if isinstance(ev.get("player"), str) else ev.get("by")
+        if not isinstance(who, str):
+            who = self._name(self._turn_of_state())
+        note = {"event": idx, "kind": "rejected", "player": who, "message": message}
+        self._rejected.append(note)
+        self._out.append(note)
+
+    def _note(self, kind: str, player: int | None, message: str) -> None:
+        note = {"event": self._cur, "kind": kind,
+                "player": None if player is None else self._names[player], "message": message}
+        self._notices.append(note)
+        self._out.append(note)
+
+    def _readings(self, ev: dict) -> list[tuple[str, float]] | None:
+        """The optional `read` of a flip or play: the camera's readings, [[card, probability], ...]."""
+        read = ev.get("read")
+        if read is None:
+            return None
+        bad = _Reject("\"read\" must be a list of [card, probability] pairs")
+        if not isinstance(read, list) or not read:
+            raise bad
+        out = []
+        for pair in read:
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise bad
+            name, p = pair
+            if not isinstance(name, str) or name not in INFO:
+                raise _Reject(f"unknown card {name!r} in \"read\"")
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+                raise bad
+            out.append((name, float(p)))
+        return out
+
+    def _note_reading(self, read: list[tuple[str, float]] | None, card: str, player: int | None) -> None:
+        """Say that the referee named the card otherwise than the camera's likeliest reading."""
+        names = [name for name, _ in read or ()]
+        if card not in names or names[0] == card:
+            return  # nothing was chosen over the likeliest reading (or a host corrected it since)
+        said = " or ".join(f"{name} ({p:.2f})" for name, p in read or ())
+        self._note("reading", player, f"read as {said}: {card} fits the table")
+
+    def _player(self, ev: dict, key: str = "player", required: bool = True) -> int | None:
+        value = ev.get(key)
+        if value is None:
+            if required:
+                raise _Reject(f"missing \"{key}\"")
+            return None
+        i = self._index.get(value) if isinstance(value, str) else None
+        if i is None:
+            close = difflib.get_close_matches(str(value), self._names, n=1, cutoff=0.0)
+            hint = f": did you mean {close[0]!r}?" if close else ""
+            raise _Reject(f"unknown player {value!r}{hint}")
+        return i
+
+    def _card(self, value: Any) -> str:
+        if not isinstance(value, str) or value not in INFO:
+            if value is None:
+                raise _Reject("missing \"card\"")
+            raise _Reject(f"unknown card {value!r}: did you mean {suggest_card(str(value))!r}?")
+        if value not in self._deck:
+            raise _Reject(f"{value} is not in the {self._rules.deck} deck")
+        return value
+
+    def _colour(self, value: Any) -> str:
+        allowed = SIDE_COLORS[self._face]
+        if not isinstance(value, str) or value not in allowed:
+            if value is None:
+                raise _Reject("missing \"color\"")
+            if value in _COLOR_SET and self._flip_deck:  # a colour of UNO Flip's other side
+                raise _Reject(f"the {self._face} side is in play: name {', '.join(allowed)}, "
+                              f"not {value}")
+            close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.0)
+            raise _Reject(f"unknown colour {value!r}: did you mean {close[0]!r}?")
+        return value
+
+    def _in_play(self, card: str) -> str:
+        """`card`, if its face belongs to the UNO Flip side in play."""
+        if SIDE[card] != self._face:
+            raise _Reject(f"the {self._face} side is in play: {card} is a {SIDE[card]}-side "
+                          f"face ({', '.join(SIDE_COLORS[self._face])})")
+        return card
+
+    def _expect(self, *phases: str) -> None:
+        if self._phase not in phases:
+            raise _Reject(f"not now: waiting for {self._phase}")
+
+    # ------------------------------------------------------------------ game state
+    def _new_game(self, names: list[str], rules: Rules) -> None:
+        self._names = list(names)
+        self._index = {p: i for i, p in enumerate(names)}
+        self._n = n = len(names)
+        self._rules = rules
+        self._deck = rules.deck_counts
+        self._effects = effects = effects_for(rules)  # every symbol's effect at this table
+        # coloured cards of this deck a plain play can apply directly: (colour, action or
+        # None for a number, copies in the deck); a card with an `action` (seven_zero's 7 and
+        # 0 move hands) takes the full path
+        self._fast_cards = {
+            c: (INFO[c][0], None if INFO[c][1].isdigit() else INFO[c][1], k)
+            for c, k in self._deck.items()
+            if INFO[c][0] is not None and effects[INFO[c][1]].action is None
+            and INFO[c][1] in _CLASSIC_SYMBOLS
+        }
+        self._flip_deck = rules.deck == "flip"
+        self._points = {c: points(c, rules.deck) for c in self._deck}
+        self._fast_all = self._fast_cards
+        self._d2_waits = rules.draw_two_waits   # a draw two waits for an answer (stack, deflect)
+        self._elim = rules.elimination
+        self._finish_rules = rules.no_action_finish or rules.no_wild_finish
+        self._fast_draw = rules.hand_limit is None
+        self._team: list[int] | None = [i % 2 for i in range(n)] if rules.teams else None
+        self._deck_size = rules.deck_size
+        self._cards = [0] * n
+        self._scores = [0] * n
+        self._hands_won = [0] * n
+        self._last_draw = [0] * n        # draw sequence number of each player's last draw
+        self._draw_seq = 0
+        self._end_cards = [0] * n        # cards held at the end of the last hand (tie-break)
+        self._history: list[dict] = []
+        self._by_draw: dict[int, int] = {}
+        self._dealer: int | None = None
+        self._hand = 0
+        self._game_winner: int | None = None
+        self._phase = "deal"
+        self._reset_hand()
+        self._draw_pile = self._deck_size
+
+    def _reset_hand(self) -> None:
+        self._turn: int | None = None
+        self._dir = 1
+        self._top: str | None = None
+        self._color: str | None = None
+        self._pile: list[str] = []
+        self._seen: dict[str, int] = {}   # counts of each card on the pile since the reshuffle
+        self._pending = 0
+        self._window: int | None = None  # player who went down to one card by a play
+        self._window_called = False
+        self._caller: int | None = None  # turn player who called UNO holding two cards
+        self._drawn = False
+        self._hand_winner: int | None = None
+        self._await: str | None = None   # the wild awaiting its colour / target, or "seven"
+        self._from_flip = False
+        self._stacked = False            # the wild draw four awaiting colour answered a stack
+        self._swap_target: int | None = None
+        self._offender: int | None = None
+        self._victim: int | None = None
+        self._before_color: str | None = None  # colour in force before the wild draw four
+        self._owed: dict[int, int] = {}  # scores phase: points entered per loser
+        self._prev_color: str | None = None  # colour before an illegal play (take back)
+        self._laid = 1                   # cards the illegal play put on the pile (take back)
+        self._stack_top: str | None = None  # the draw card under deflects, while one pends
+        self._stall: tuple[int, int, int] = (-1, -1, 0)  # hand_limit: passes with no play or draw
+        self._gone: set[int] = set()      # players eliminated from this hand
+        self._double = False             # this hand's points count double (double_score)
+        self._fast_cards = self._fast_all
+        # themed cards (rules.md, "Themed decks and cards")
+        self._face = "light"             # the UNO Flip side in play (every hand starts light)
+        self._hidden = 0                 # pile cards under `_pile` whose faces a flip turned away
+        self._turned_by: int | None = None  # played a Flip: the new top of the pile is awaited
+        self._second: str | None = None  # a discard two's colour: its second card is awaited
+        # a draw until a colour owed: (who draws, the colour or "gryffindor", who plays next)
+        self._until: tuple[int, str, int] | None = None
+        self._challenged: str | None = None  # the wild draw card awaiting challenge / verdict
+        self._fast_draw = self._rules.hand_limit is None
+
+    def _step(self, t: int, k: int = 1) -> int:
+        return self._next(t, self._dir, k)
+
+    def _next(self, t: int, d: int, k: int = 1) -> int:
+        """The k-th seat after t in direction d, skipping players out of the hand."""
+        n = self._n
+        out = self._gone
+        if not out:
+            return (t + k * d) % n
+        for _ in range(k):
+            t = (t + d) % n
+            for _ in range(n):
+                if t not in out:
+                    break
+                t = (t + d) % n
+        return t
+
+    def _prev(self, t: int, d: int) -> int:
+        return self._next(t, -d)
+
+    def _set_turn(self, t: int) -> None:
+        if t != self._turn:
+            self._drawn = False
+            if self._caller != t:  # a call made for this coming turn still counts
+                self._caller = None
+        self._turn = t
+
+    def _advance(self, t: int, k: int = 1) -> None:
+        self._phase = "play"
+        self._drawn = False
+        self._turn = nt = (t + k * self._dir) % self._n if not self._gone else self._next(t, self._dir, k)
+        if self._caller != nt:  # a call made for this coming turn still counts
+            self._caller = None
+
+    def _draw(self, p: int, k: int) -> int:
+        """Move up to k cards from the draw pile to p's hand, reshuffling when it runs short."""
+        if self._draw_pile < k and len(self._pile) + self._hidden > 1:
+            top = self._pile[-1]
+            self._draw_pile += len(self._pile) - 1 + self._hidden
+            self._hidden = 0
+            self._pile = [top]
+            self._seen = {top: 1}
+            self._note("reshuffle", None, "draw pile empty: the discard pile except its top card "
+                       "is shuffled into a new draw pile")
+        got = k if k <= self._draw_pile else self._draw_pile
+        self._draw_pile -= got
+        self._cards[p] += got
+        self._draw_seq += 1
+        self._last_draw[p] = self._draw_seq
+        return got
+
+    def _available(self) -> int:
+        return self._draw_pile + max(len(self._pile) + self._hidden - 1, 0)
+
+    def _penalty(self, p: int, k: int, kind: str, why: str) -> None:
+        if k <= 0:  # a table that set the penalty to 0
+            return
+        got = self._draw(p, k)
+        short = "" if got == k else f" (only {got} left)"
+        self._note(kind, p, f"{self._names[p]} {why}: draws {k}{short}")
+
+    def _land(self, p: int, card: str) -> None:
+        self._cards[p] -= 1
+        self._pile.append(card)
+        self._seen[card] = self._seen.get(card, 0) + 1
+        self._top = card
+        self._color = INFO[card][0]
+
+    def _close_window(self, actor: int) -> None:
+        """`actor` began a turn: another player's UNO window closes (auto catch by default)."""
+        w = self._window
+        if w is not None and w != actor:
+            self._window = None
+            if not self._window_called and self._cards[w] == 1 and self._rules.uno_catch == "auto":
+                self._penalty(w, self._rules.uno_penalty, "uno_penalty", "did not call UNO")
+
+    # ------------------------------------------------------------------ card effects
+    # What a card does is its `Effect` (companion/referee/effects.py); the methods below apply one.
+    def _coloured_effect(self, sym: str, t: int, d: int, pending: int) -> tuple[int, int, int, int | None]:
+        """Where play goes after a coloured card by t: (turn, direction, pending, the victim
+        who draws at once). Seats step over players out of the hand."""
+        e = self._effects[sym]
+        nxt = self._next
+        if e.reverse:
+            d = -d
+            if self._n - len(self._gone) == 2:  # two players in: a reverse acts as a skip
+                return t, d, pending, None
+        if e.draws:
+            v = nxt(t, d)
+            if e.waits and self._d2_waits:  # the victim may answer it: the cards wait
+                return v, d, pending + e.draws, None
+            return nxt(t, d, e.step), d, 0, v
+        return nxt(t, d, e.step), d, pending, None
+
+    def _answers(self, card: str) -> bool:
+        """Whether `card` answers the pending penalty: stacking (the same kind of draw card;
+        `cross`: either kind, a draw two of the colour in force), deflecting (a reverse or
+        skip of the colour in force) or reflecting."""
+        top = self._stack_top or self._top  # a deflect card on top leaves the draw card in force
+        if top is None:
+            return False
+        c, sym = INFO[card]
+        e, rules, top_sym = self._effects[sym], self._rules, INFO[top][1]
+        if e.reflects:
+            return rules.mario_reflect > 0 and self._effects[top_sym].reflectable
+        if e.deflects:
+            return c == self._color and rules.deflects(sym)
+        if rules.stacking == "cross":
+            return e.stacks and (c is None or c == self._color or sym == top_sym)
+        return sym == top_sym and rules.stacks(sym)
+
+    def _needs_target(self, card: str | None) -> bool:
+        """Whether the wild awaiting its colour names a player too (wild swap hands)."""
+        e = self._effects.get(card) if card is not None else None
+        return e is not None and e.target
+
+    def _after_wild(self, t: int) -> None:
+        """The wild awaiting colour/target is complete: apply its effect."""
+        card = self._await
+        self._await = None
+        if self._from_flip:  # the first card of the hand: its colour is all it does
+            self._from_flip = False
+            self._phase = "play"
+            return
+        e = self._effects.get(card) if card is not None else None
+        if e is None:  # a wild face a Flip turned up ("turned"): its effect does not apply
+            self._advance(t)
+            return
+        if e.action is not None:
+            _ACTIONS[e.action](self, t, card)  # type: ignore[arg-type]
+            return
+        if e.draws:  # the customizable card's draw three: no challenge
+            self._penalty(self._step(t), e.draws, "penalty_draw", f"is hit by {e.hit_by}")
+        self._advance(t, e.step)
+
+    # ---------------------------------------------------------------- card actions, one each
+    # `Effect.action` names one of these (`_ACTIONS`); each is (player, card) and moves play.
+    def _play_wild_draw(self, t: int, card: str) -> None:
+        """Wild draw four / Wild Draw Two / Wild Draw Colour, colour named: the next player may
+        challenge (the restriction is the wild draw four's); Wild Draw Colour's victim owes a
+        draw until the colour named, reported by count. One laid on a stack adds its cards and
+        the stack goes on."""
+        e = self._effects[card]
+        if self._stacked:
+            self._pending += e.draws
+            self._advance(t)
+            return
+        victim = self._step(t)
+        self._challenged = card
+        self._offender = t
+        self._phase = "challenge"
+        self._set_turn(victim)
+        if e.draws_until is not None:  # "named": the colour this wild named
+            self._pending = 0
+            self._owe_until(victim, self._color, self._step(victim))  # type: ignore[arg-type]
+            self._phase = "challenge"
+        else:
+            self._pending = e.draws
+
+    def _play_dementor(self, t: int, card: str) -> None:
+        """Dementor, colour named: the next player draws until a Gryffindor card (the table
+        reports how many) and loses the turn."""
+        victim = self._step(t)
+        self._set_turn(victim)
+        self._phase = "play"
+        self._owe_until(victim, self._effects[card].draws_until, self._step(victim))  # type: ignore[arg-type]
+
+    def _play_shuffle_hands(self, t: int, card: str) -> None:
+        """Wild shuffle hands: every hand in is gathered and dealt out from the next player on,
+        so the counts even out."""
+        seats = self._shuffle_order(t)
+        total = sum(self._cards[i] for i in seats)
+        base, extra = divmod(total, len(seats))
+        for k, i in enumerate(seats):
+            self._cards[i] = base + (1 if k < extra else 0)
+        self._advance(t)
+
+    def _play_swap_hands(self, t: int, card: str) -> None:
+        """Wild swap hands: the player and the target swap hands."""
+        o = self._swap_target
+        self._swap_target = None
+        assert o is not None
+        self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
+        self._advance(t)
+
+    def _play_seven(self, actor: int, card: str) -> None:
+        """seven_zero's 7: the player names whom to swap hands with (`target`)."""
+        self._await = "seven"
+        self._phase = "target"
+
+    def _play_zero(self, actor: int, card: str) -> None:
+        """seven_zero's 0: every hand in moves one seat on, in the direction of play."""
+        seats = [i for i in range(self._n) if i not in self._gone]
+        old = [self._cards[i] for i in seats]
+        m = len(seats)
+        for j in range(m):
+            self._cards[seats[(j + self._dir) % m]] = old[j]
+        self._advance(actor)
+
+    def _owe_until(self, who: int, colour: str, then: int) -> None:
+        """`who` must report a draw until `colour` (`draw` with `count`); `then` plays next."""
+        self._until = (who, colour, then)
+        self._phase = "play"
+        self._turn = who
+        self._drawn = False
+        self._fast_cards, self._fast_draw = {}, False
+
+    def _settle_until(self, ev: dict, dry: bool) -> None:
+        """The `draw` of a player who owes a draw until a colour: `count` cards, all of them."""
+        assert self._until is not None
+        who, colour, then = self._until
+        p = self._player(ev, required=False)
+        if p is not None and p != who:
+            raise _Reject(f"{self._names[who]} draws until {_until_text(colour)} first, not "
+                          f"{self._names[p]}")
+        count = ev.get("count", 1)
+        if _int(count) is None or count < 1:
+            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+        if count > self._available():
+            raise _Reject(f"only {self._available()} cards are left to draw, not {count}")
+        if dry:
+            return
+        self._end_until()
+        self._close_window(who)
+        got = self._draw(who, count)
+        self._note("penalty_draw", who, f"{self._names[who]} drew {got} until "
+                   f"{_until_text(colour)}")
+        self._after_until(who, then)
+
+    def _after_until(self, who: int, then: int) -> None:
+        self._phase = "play"
+        self._set_turn(then)
+
+    def _end_until(self) -> None:
+        self._until = None
+        self._offender = self._challenged = None
+        if self._phase == "challenge":
+            self._phase = "play"
+        self._fast_cards = self._fast_all if not self._gone else {}
+        self._fast_draw = self._rules.hand_limit is None
+
+    def _reflect(self, actor: int, pending: int) -> None:
+        """Super Mario reflect, laid by the victim of a draw two / wild draw four: whoever laid
+        the draw card draws the pending cards instead; the reflecting player names the colour
+        and play goes on from them."""
+        src = self._offender if self._offender is not None else self._prev(actor, self._dir)
+        self._offender = self._challenged = None
+        self._pending = 0
+        self._stack_top = None
+        self._penalty(src, pending, "reflect", f"is sent back the {pending} cards by "
+                      f"{self._names[actor]}'s reflect card")
+
+    def _play_flip(self, actor: int, card: str) -> None:
+        """A Flip: pile, draw pile and hands are turned over; the other side is in play and the
+        new top (the camera's next `flip`) is the card to match. Hand sizes do not change."""
+        self._face = "dark" if self._face == "light" else "light"
+        self._turned_by = actor
+        self._turn = actor
+        self._phase = "flip"
+        self._fast_cards = {}
+
+    def _turn_over(self, ev: dict, dry: bool) -> None:
+        """The `flip` after a Flip: the new top of the turned pile (its former bottom card).
+        Its effect does not apply; a wild face needs a colour from the player who flipped."""
+        card = self._in_play(self._card(ev.get("card")))
+        read = self._readings(ev)
+        if dry:
+            return
+        t = self._turned_by
+        assert t is not None
+        self._note_reading(read, card, t)
+        self._turned_by = None
+        self._hidden += len(self._pile) - 1   # the rest of the pile shows faces unseen
+        self._pile = [card]
+        self._seen = {card: 1}
+        self._top, self._color = card, INFO[card][0]
+        self._fast_cards = self._fast_all if not self._gone else {}
+        if self._color is None:
+            self._await = "turned"
+            self._from_flip = False
+            self._phase = "color"
+            return
+        self._advance(t)
+
+    def _play_discard_two(self, actor: int, card: str) -> None:
+        """Discard two: the same player lays a second card of its colour (its effect does not
+        apply), or passes when they hold none (laid alone)."""
+        self._second = INFO[card][0]
+        self._phase = "play"
+        self._set_turn(actor)
+        self._drawn = False  # a drawn discard two played: the pass fast path must not fire
+        self._fast_cards, self._fast_draw = {}, False
+
+    def _second_card(self, ev: dict, dry: bool) -> None:
+        """The `play` of a discard two's second card: any card of its colour, no effect."""
+        t = self._turn
+        assert t is not None and self._second is not None
+        card = self._in_play(self._card(ev.get("card")))
+        p = self._player(ev, required=False)
+        if p is not None and p != t:
+            raise _Reject(f"{self._names[t]} lays the discard two's second card, not {self._names[p]}")
+        if INFO[card][0] != self._second or "cards" in ev:
+            raise _Reject(f"the second card of a discard two is one {self._second} card, not "
+                          f"{card} (or pass: the discard two is laid alone)")
+        if ev.get("color") is not None:
+            raise _Reject(f"a colour is named only for wild cards, not {card}")
+        if self._seen.get(card, 0) >= self._deck[card]:
+            raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        if dry:
+            return
+        self._end_second()
+        self._land(t, card)
+        if self._cards[t] == 0:
+            self._end_hand(t, card)
+            return
+        self._open_window(t, card)
+        self._advance(t)
+
+    def _end_second(self) -> None:
+        self._second = None
+        self._fast_cards = self._fast_all if not self._gone else {}
+        self._fast_draw = self._rules.hand_limit is None
+
+    def _shuffle_order(self, t: int) -> list[int]:
+        """Seats dealt to by shuffle hands, from the next player on (players still in the hand)."""
+        m = self._n - len(self._gone)
+        return [self._next(t, self._dir, k + 1) for k in range(m)]
+
+    # ------------------------------------------------------------------ handlers
+    def _h_game(self, ev: dict, dry: bool) -> None:
+        players = ev.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise _Reject("\"players\" must be a list of names, clockwise")
+        if not 2 <= len(players) <= MAX_PLAYERS:
+            raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
+        if len(set(players)) != len(players):
+            raise _Reject("player names must be different")
+        try:
+            rules = parse_rules(ev.get("rules"))
+        except CompanionError as exc:
+            raise _Reject(str(exc)) from None
+        try:
+            check_players(rules, len(players))
+        except CompanionError as exc:
+            raise _Reject(str(exc)) from None
+        if len(players) * rules.hand_size + 1 > rules.deck_size:
+            raise _Reject(f"{len(players)} hands of {rules.hand_size} do not fit in a "
+                          f"{rules.deck_size}-card deck")
+        if dry:
+            return
+        self._new_game(players, rules)
+
+    def _h_deal(self, ev: dict, dry: bool) -> None:
+        self._expect("deal")
+        dealer = self._player(ev, "dealer", required=False)
+        if dealer is None:
+            if self._dealer is not None:
+                dealer = self._step_dealer()
+            elif self._rules.dealer_by_draw:
+                dealer = self._dealer_by_draw()
+            else:
+                raise _Reject("the first hand needs a \"dealer\"")
+        if dry:
+            return
+        self._reset_hand()
+        self._dealer = dealer
+        self._hand += 1
+        hs = self._rules.hand_size
+        self._cards = [hs] * self._n
+        self._draw_pile = self._deck_size - hs * self._n
+        self._phase = "flip"
+
+    def _h_seats(self, ev: dict, dry: bool) -> None:
+        """The same players in a new clockwise order, while a deal is awaited (before the first
+        hand or between hands): scores, hands won and the dealer stay with each person, and the
+        next hand's dealer and turns follow the new order."""
+        self._expect("deal")
+        players = ev.get("players")
+        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
+                or sorted(players) != sorted(self._names)):
+            raise _Reject(f"\"players\" must be the same {self._n} players in a new order: "
+                          f"{', '.join(self._names)}")
+        order = [self._index[p] for p in players]  # new seat -> old seat
+        team = self._team
+        if team is not None and self._hand > 0:
+            # partners keep each other mid-game, so they must still sit in alternate seats
+            for k in range(self._n):
+                a, b = order[k], order[(k + 1) % self._n]
+                if team[a] == team[b]:
+                    raise _Reject(f"teams: partners sit in alternate seats, not "
+                                  f"{self._names[a]} beside {self._names[b]}")
+        if dry:
+            return
+        where = {old: new for new, old in enumerate(order)}
+        for attr in ("_cards", "_scores", "_hands_won", "_last_draw", "_end_cards"):
+            values = getattr(self, attr)
+            setattr(self, attr, [values[i] for i in order])
+        if team is not None:
+            # before any hand the new order makes the teams, as a game event would
+            self._team = [team[i] for i in order] if self._hand > 0 else [k % 2 for k in range(self._n)]
+        self._by_draw = {where[i]: v for i, v in self._by_draw.items()}
+        self._owed = {where[i]: v for i, v in self._owed.items()}
+        self._gone = {where[i] for i in self._gone}
+        for attr in ("_dealer", "_turn", "_hand_winner", "_game_winner", "_window", "_caller",
+                     "_offender", "_victim", "_swap_target", "_turned_by"):
+            old = getattr(self, attr)
+            setattr(self, attr, None if old is None else where[old])
+        if self._until is not None:
+            who, colour, after = self._until
+            self._until = (where[who], colour, where[after])
+        self._names = [self._names[i] for i in order]
+        self._index = {p: k for k, p in enumerate(self._names)}
+
+    def _step_dealer(self) -> int:
+        assert self._dealer is not None
+        k = 1 if self._rules.dealer_rotation == "clockwise" else -1
+        return (self._dealer + k) % self._n
+
+    def _dealer_by_draw(self) -> int:
+        missing = [self._names[i] for i in range(self._n) if i not in self._by_draw]
+        if missing:
+            raise _Reject(f"dealer by draw: waiting for a card from {', '.join(missing)}")
+        best = max(self._by_draw.values())
+        top = [i for i in range(self._n) if self._by_draw[i] == best]
+        if len(top) > 1:
+            raise _Reject(f"dealer by draw: {' and '.join(self._names[i] for i in top)} tie "
+                          f"and draw again")
+        return top[0]
+
+    def _h_flip(self, ev: dict, dry: bool) -> None:
+        if self._turned_by is not None and self._phase == "flip":
+            self._turn_over(ev, dry)
+            return
+        self._expect("flip")
+        card = self._in_play(self._card(ev.get("card")))
+        read = self._readings(ev)
+        if self._draw_pile < 1:
+            raise _Reject("the draw pile is empty")
+        if dry:
+            return
+        self._note_reading(read, card, None)
+        color, sym = INFO[card]
+        opening = self._effects[sym].first  # one of effects.FIRST_CARD
+        if (opening == "returned" or
+                (self._rules.first_card == "number_only" and not sym.isdigit())):
+            self._note("card_returned", None, f"{card} cannot start the pile: it goes back in "
+                       "the deck; turn up another")
+            return
+        self._draw_pile -= 1
+        self._pile.append(card)
+        self._seen[card] = 1
+        self._top, self._color = card, color
+        assert self._dealer is not None
+        first = (self._dealer + 1) % self._n
+        self._dir = 1
+        self._turn = None
+        if opening == "draw":  # draw two (or UNO Flip's draw one)
+            k = self._effects[sym].draws
+            self._penalty(first, k, "penalty_draw", f"is hit by the first card's {sym.replace('_', ' ')}")
+            self._set_turn(first)
+            self._advance(first)
+        elif opening == "reverse":
+            self._dir = -1
+            self._set_turn(self._dealer)
+            self._phase = "play"
+        elif opening == "skip":
+            self._set_turn(first)
+            self._advance(first)
+        elif opening == "colour":
+            self._set_turn(first)
+            self._await = card
+            self._from_flip = True
+            self._phase = "color"
+        else:
+            self._set_turn(first)
+            self._phase = "play"
+
+    def _pre_turn(self, ev: dict, playing: str | None) -> tuple[bool, bool, int, int, int, int | None, int]:
+        """Resolve what a play/draw implies before it is applied, without changing anything.
+
+        Returns (stand, accept, turn, direction, pending, draw-two victim of the standing card,
+        actor): an illegal card still on the pile stands; a pending penalty not answered is
+        taken by its victim; the play or draw then belongs to the next player.
+        """
+        phase = self._phase
+        if phase not in ("play", "challenge", "take_back"):
+            raise _Reject(f"not now: waiting for {phase}")
+        t = self._turn
+        assert t is not None
+        d, pending, stand, accept, victim = self._dir, self._pending, False, False, None
+        if phase == "take_back":
+            if self._cards[t] == 0:
+                raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
+            if self._effects[INFO[self._top][1]].must_take_back:  # type: ignore[index]
+                raise _Reject(f"{self._names[t]}'s illegal {self._top} must be taken back first: "
+                              f"its effect cannot stand")
+            stand = True
+            t, d, pending, victim = self._coloured_effect(INFO[self._top][1], t, d, 0)  # type: ignore[index]
+        # (a standing illegal draw two is still the top card, so _answers sees it)
+        if pending and not (playing is not None and self._answers(playing)):
+            accept = True
+            t = self._next(t, d)
+        return stand, accept, t, d, pending, victim, t
+
+    def _h_play(self, ev: dict, dry: bool) -> None:
+        card = ev.get("card")
+        if not dry and self._phase == "play" and not self._pending and len(ev) == 2:
+            # the common case, applied directly: a legal coloured card by the player on turn
+            # that does not end the hand (anything else takes the full path below)
+            fast = self._fast_cards.get(card) if type(card) is str else None
+            t = self._turn
+            cards = self._cards
+            if fast is not None and cards[t] > 1:  # type: ignore[index]
+                top, color = self._top, self._color
+                ok = _PLAYABLE.get((top, color)) or playable_set(top, color)
+                seen = self._seen
+                k = seen.get(card, 0)  # type: ignore[arg-type]  # a str: `fast` was found
+                c, sym, copies = fast
+                if card in ok and k < copies:
+                    cards[t] -= 1  # type: ignore[index]
+                    self._pile.append(card)
+                    seen[card] = k + 1
+                    self._top = card
+                    self._color = c
+                    if self._window is not None:
+                        self._close_window(t)  # type: ignore[arg-type]
+                    if cards[t] == 1:  # type: ignore[index]  # down to one: UNO window opens
+                        self._window = t
+                        self._window_called = self._caller == t
+                    self._drawn = False
+                    self._caller = None
+                    if sym is None:  # a number card
+                        self._turn = (t + self._dir) % self._n  # type: ignore[operator]
+                        return
+                    nt, nd, np, nv = self._coloured_effect(sym, t, self._dir, 0)  # type: ignore[arg-type]
+                    self._dir, self._pending = nd, np
+                    if nv is not None:
+                        e = self._effects[sym]
+                        self._penalty(nv, e.draws, "penalty_draw", f"is hit by {e.hit_by}")
+                    self._turn = nt
+                    return
+        if self._second is not None and self._phase == "play":
+            self._second_card(ev, dry)
+            return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            who, colour, _ = self._until
+            raise _Reject(f"{self._names[who]} must first draw until {_until_text(colour)}: "
+                          f"say how many (draw with count)")
+        if "cards" in ev:
+            names = self._laid_cards(ev)
+            card = names[-1]
+        else:
+            card = self._card(card)
+            names = [card]
+        for c in names:
+            self._in_play(c)
+        read = self._readings(ev)
+        color, sym = INFO[card]
+        eff = self._effects[sym]
+        named = ev.get("color")
+        if named is not None:
+            if color is not None:
+                raise _Reject(f"a colour is named only for wild cards, not {card}")
+            named = self._colour(named)
+        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, names[0])
+        p = self._player(ev, required=False)
+        jump = False
+        if p is not None and p != actor:
+            if not self._rules.jump_in:
+                raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+            if self._phase != "play" or pending:
+                raise _Reject("jump-in only while a play is awaited")
+            if len(names) > 1:
+                raise _Reject("jump-in lays one card, the identical one")
+            if card != self._top:
+                raise _Reject(f"jump-in needs the identical card: the top is {self._top}")
+            if p in self._gone:
+                raise _Reject(f"{self._names[p]} is out of this hand")
+            jump, actor = True, p
+        if self._cards[actor] < len(names):
+            if self._cards[actor] < 1:
+                raise _Reject(f"{self._names[actor]} holds no cards")
+            raise _Reject(f"{self._names[actor]} holds only {self._cards[actor]} cards")
+        if len(names) == 1:
+            if self._seen.get(card, 0) >= self._deck[card]:
+                raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        else:
+            for c in dict.fromkeys(names):  # in the order laid: a set's varies from run to run
+                if self._seen.get(c, 0) + names.count(c) > self._deck[c]:
+                    raise _Reject(f"the deck holds only {self._deck[c]} {c}: check the card")
+        if dry:
+            return
+        self._note_reading(read, card, actor)
+        answer = bool(pending) and not accept
+        before_top, before_color = self._top, self._color
+        if accept or (answer and not eff.deflects):
+            self._stack_top = None
+        blocked = self._blocked_finish(actor, names) if self._finish_rules else None
+        legal = (answer or jump or playable(names[0], before_top, before_color)) and blocked is None
+        if legal:
+            for c in names:
+                self._land(actor, c)
+        if stand:  # the illegal card counts as played, effects included
+            self._stand(d, pending, victim, before_top)
+        if accept:
+            v = self._prev(t, d)
+            self._pending = 0
+            self._penalty(v, pending, "penalty_draw", "takes the pending cards and loses the turn")
+            self._offender = None
+            self._phase = "play"
+        self._set_turn(actor)
+        self._close_window(actor)
+        if not legal:
+            # lands after the penalties above: a reshuffle they cause keeps the card it was
+            # played on, which a take-back must leave on top
+            for c in names:
+                self._land(actor, c)
+            self._laid = len(names)
+            self._prev_color = before_color
+            self._phase = "take_back"
+            self._open_window(actor, card)
+            shown = ", ".join(names)
+            if blocked is not None:
+                why = (f"{self._names[actor]} cannot go out on {shown} ({blocked}): take it back "
+                       f"and draw {self._rules.illegal_play_penalty}")
+            else:
+                why = (f"{self._names[actor]} cannot play {shown} on {before_top} ({before_color}): "
+                       f"take it back and draw {self._rules.illegal_play_penalty}")
+            self._note("illegal_play", actor, why)
+            return
+        if answer and eff.deflects:
+            if self._stack_top is None:
+                self._stack_top = before_top
+            self._deflect(actor, eff, pending)
+            return
+        if answer and eff.reflects:
+            self._reflect(actor, pending)
+        if self._cards[actor] == 0:
+            if eff.action == "flip":  # a last Flip still turns the cards: the hand scores on that side
+                self._face = "dark" if self._face == "light" else "light"
+            self._final_draw(actor, sym, answer)
+            self._end_hand(actor, card)
+            return
+        self._open_window(actor, card)
+        if color is None:  # a wild: its effect waits for the colour (and a target)
+            self._await = card
+            self._from_flip = False
+            self._stacked = answer and not eff.reflects
+            if eff.challenge:
+                self._before_color = before_color
+            self._phase = "color"
+            if named is not None:
+                self._color = named
+                if eff.target:
+                    self._phase = "target"
+                else:
+                    self._after_wild(actor)
+            return
+        if eff.action is not None:  # flip, discard two, seven_zero's 7 and 0
+            _ACTIONS[eff.action](self, actor, card)
+            return
+        if answer:
+            self._offender = None
+        nt, nd, np, nv = self._coloured_effect(sym, actor, self._dir, self._pending if answer else 0)
+        self._dir, self._pending = nd, np
+        if nv is not None:
+            self._penalty(nv, eff.draws, "penalty_draw", f"is hit by {eff.hit_by}")
+        self._phase = "play"
+        self._set_turn(nt)
+        if nt == actor:  # 2-player skip/reverse/draw two: the same player plays again
+            self._drawn = False
+            self._caller = None
+
+    def _stand(self, d: int, pending: int, victim: int | None, top: str | None) -> None:
+        """An illegal card left standing takes effect (a draw card's victim draws)."""
+        self._dir, self._pending = d, pending
+        if victim is not None:
+            e = self._effects[INFO[top][1]]  # type: ignore[index]
+            self._penalty(victim, e.draws, "penalty_draw", f"is hit by {e.hit_by}")
+        self._phase = "play"
+
+    def _laid_cards(self, ev: dict) -> list[str]:
+        """The cards a play lays, in order: `card`, or `multiple_play`'s `cards` (same number;
+        `card`, if given, is the last of them: the new top card)."""
+        laid = ev.get("cards")
+        if laid is None:
+            return [self._card(ev.get("card"))]
+        if not self._rules.multiple_play:
+            raise _Reject("several cards in one play need the multiple_play option")
+        if not isinstance(laid, list) or not laid:
+            raise _Reject("\"cards\" must be a list of card names")
+        names = [self._card(c) for c in laid]
+        if ev.get("card") is not None and self._card(ev.get("card")) != names[-1]:
+            raise _Reject("\"card\" must be the last of \"cards\" (the card left on top)")
+        if len(names) > 1:
+            syms = {INFO[c][1] for c in names}
+            if len(syms) != 1 or not names[0][-1].isdigit():
+                raise _Reject(f"multiple play lays cards of one number, not {', '.join(names)}")
+        return names
+
+    def _blocked_finish(self, actor: int, names: list[str]) -> str | None:
+        """The option (no_action_finish, no_wild_finish) that forbids going out on this play."""
+        if self._cards[actor] != len(names):
+            return None
+        c, sym = INFO[names[-1]]
+        return self._rules.finish_forbidden(sym, c is None)
+
+    def _deflect(self, actor: int, eff: Effect, pending: int) -> None:
+        """A reverse or skip of the colour in force sends the pending draw on (`deflect`)."""
+        d = -self._dir if eff.reverse else self._dir
+        self._dir = d
+        self._offender = None
+        self._pending = pending
+        nt = self._next(actor, d)
+        if self._cards[actor] == 0:  # went out on it: the cards still go on, and count
+            self._pending = 0
+            self._penalty(nt, pending, "penalty_draw", "is sent the pending cards")
+            self._end_hand(actor, self._top)  # type: ignore[arg-type]
+            return
+        self._open_window(actor, self._top)  # type: ignore[arg-type]
+        self._note("deflect", nt, f"{self._names[actor]} sends the {pending} pending cards on to "
+                   f"{self._names[nt]}")
+        self._phase = "play"
+        self._set_turn(nt)
+    def _open_window(self, actor: int, card: str) -> None:
+        called = self._caller == actor
+        if called:  # a call counts for one play (a call made ahead survives turn changes)
+            self._caller = None
+        if self._cards[actor] != 1 or self._effects[INFO[card][1]].no_call:
+            return
+        self._window = actor
+        self._window_called = called
+
+    def _final_draw(self, actor: int, sym: str, answer: bool) -> None:
+        """A last draw card still hits the next player (and any stack)."""
+        k = self._effects[sym].draws
+        if k:
+            total = k + (self._pending if answer else 0)
+            self._pending = 0
+            self._penalty(self._step(actor), total, "penalty_draw", "is hit by the last card")
+
+    def _end_hand(self, w: int, card: str | None) -> None:
+        """`w` went out (on `card`), or is the last player or team left in (card None)."""
+        self._window = None
+        self._pending = 0
+        self._hand_winner = w
+        self._hands_won[w] += 1
+        self._phase = "scores"
+        self._owed = {}
+        self._double = bool(self._rules.double_score and card is not None
+                            and self._effects[INFO[card][1]].doubles)
+        how = ""
+        if card is None:
+            how = " as the last one left in"
+        elif self._double:
+            how = f" on {card}: the hand scores double"
+        winner = self._names[w] if self._team is None else \
+            f"{self._names[w]} ({self._team_name(self._team[w])})"
+        self._note("hand_won", w, f"{winner} wins hand {self._hand}{how}")
+
+    # ------------------------------------------------------------------ house rules: out, teams
+    def _check_out(self) -> None:
+        """`elimination`: a player who holds N cards or more is out of the hand; the last
+        player (or team) left in wins it. Run after every accepted event."""
+        if self._phase not in _IN_HAND:
+            return
+        limit, cards, out = self._elim, self._cards, self._gone
+        newly = [p for p in range(self._n) if p not in out and cards[p] >= limit]  # type: ignore[operator]
+        if not newly:
+            return
+        for p in newly:
+            out.add(p)
+            self._note("eliminated", p, f"{self._names[p]} holds {cards[p]} cards "
+                       f"(elimination {limit}): out of this hand")
+        self._fast_cards = {}  # the fast paths step seat by seat
+        if self._window in out:
+            self._window = None
+        left = [p for p in range(self._n) if p not in out]
+        if len({self._side(p) for p in left}) == 1:
+            t = self._turn
+            self._end_hand(t if t in left else left[0], None)
+            return
+        t = self._turn
+        if t in out and self._phase == "play":
+            self._advance(t)  # type: ignore[arg-type]
+
+    def _side(self, p: int) -> int:
+        return p if self._team is None else self._team[p]
+
+    def _members(self, k: int) -> list[int]:
+        return [i for i in range(self._n) if self._team is not None and self._team[i] == k]
+
+    def _team_name(self, k: int) -> str:
+        return " & ".join(self._names[i] for i in self._members(k))
+
+    def _team_totals(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Per team: score, hands won, cards held at the end of the last hand, last draw."""
+        groups = [self._members(k) for k in range(2)]
+        return ([sum(self._scores[i] for i in g) for g in groups],
+                [sum(self._hands_won[i] for i in g) for g in groups],
+                [sum(self._end_cards[i] for i in g) for g in groups],
+                [max(self._last_draw[i] for i in g) for g in groups])
+
+    def _h_color(self, ev: dict, dry: bool) -> None:
+        self._expect("color")
+        named = self._colour(ev.get("color"))
+        if dry:
+            return
+        self._color = named
+        t = self._turn
+        assert t is not None
+        if self._needs_target(self._await) and self._swap_target is None:
+            self._phase = "target"
+            return
+        self._after_wild(t)
+
+    def _h_target(self, ev: dict, dry: bool) -> None:
+        swap_first = self._phase == "color" and self._needs_target(self._await)
+        if not swap_first:
+            self._expect("target")
+        p = self._player(ev)
+        assert p is not None and self._turn is not None
+        if p == self._turn:
+            raise _Reject(f"{self._names[p]} cannot target themselves")
+        if p in self._gone:
+            raise _Reject(f"{self._names[p]} is out of this hand")
+        if swap_first and self._swap_target is not None:
+            raise _Reject("the target is already chosen: waiting for color")
+        if dry:
+            return
+        t = self._turn
+        if self._await == "seven":
+            self._await = None
+            self._cards[t], self._cards[p] = self._cards[p], self._cards[t]
+            self._advance(t)
+            return
+        self._swap_target = p
+        if not swap_first:
+            self._after_wild(t)
+
+    def _h_draw(self, ev: dict, dry: bool) -> None:
+        if (not dry and len(ev) == 1 and self._phase == "play" and not self._pending
+                and not self._drawn and self._draw_pile > 0 and self._fast_draw):
+            # a plain draw of one card from a non-empty pile
+            t = self._turn
+            if self._window is not None:
+                self._close_window(t)  # type: ignore[arg-type]  # (a penalty may empty the pile)
+            if self._draw_pile > 0:  # `_draw` inlined: no reshuffle needed
+                self._draw_pile -= 1
+                self._cards[t] += 1  # type: ignore[index]
+                self._draw_seq = seq = self._draw_seq + 1
+                self._last_draw[t] = seq  # type: ignore[index]
+            else:
+                self._draw(t, 1)  # type: ignore[arg-type]
+            self._drawn = True
+            return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            self._settle_until(ev, dry)
+            return
+        if self._second is not None and self._phase == "play":
+            raise _Reject(f"{self._names[self._turn]} lays a second {self._second} card with the "  # type: ignore[index]
+                          f"discard two, or passes (no drawing)")
+        count = ev.get("count", 1)
+        if _int(count) is None or count < 1:
+            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+        stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, None)
+        take = accept and count == pending  # the victim takes the pending cards as this draw
+        if take:
+            actor = self._prev(t, d)
+        p = self._player(ev, required=False)
+        if p is not None and p != actor:
+            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+        if not take and self._limit_blocks(actor, count):
+            raise _Reject(f"{self._names[actor]} holds {self._cards[actor]} cards and the hand "
+                          f"limit is {self._rules.hand_limit}: no drawing by choice; play a card "
+                          f"or pass")
+        if (not stand and not accept and self._drawn and not self._rules.draw_until_playable):
+            raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
+        if self._available() == 0:
+            raise _Reject("no cards are left to draw: pass instead")
+        if dry:
+            return
+        if stand:
+            self._stand(d, pending, victim, self._top)
+        if take or accept:
+            self._stack_top = None
+        if take:
+            self._pending = 0
+            self._offender = None
+            self._phase = "play"
+            self._set_turn(actor)
+            self._close_window(actor)
+            self._draw(actor, count)
+            self._advance(actor)
+            return
+        if accept:
+            v = self._prev(t, d)
+            self._pending = 0
+            self._offender = None
+            self._phase = "play"
+            self._penalty(v, pending, "penalty_draw", "takes the pending cards and loses the turn")
+        self._set_turn(actor)
+        self._close_window(actor)
+        self._draw(actor, count)
+        self._drawn = True
+
+    def _h_pass(self, ev: dict, dry: bool) -> None:
+        if not dry and self._drawn and self._phase == "play" and not self._pending and not self._gone:
+            self._drawn = False  # `_advance` inlined: the phase is already "play"
+            self._caller = None
+            self._turn = (self._turn + self._dir) % self._n  # type: ignore[operator]
+            return
+        if self._until is not None and self._phase in ("play", "challenge"):
+            who, colour, then = self._until
+            if self._available() > 0:
+                raise _Reject(f"{self._names[who]} must first draw until {_until_text(colour)}: "
+                              f"say how many (draw with count)")
+            if dry:
+                return
+            self._end_until()  # nothing left to draw: the draw is over before it began
+            self._after_until(who, then)
+            return
+        self._expect("play")
+        t = self._turn
+        assert t is not None
+        if self._second is not None:
+            if dry:
+                return
+            self._end_second()  # no second card of the colour: the discard two is laid alone
+            self._advance(t)
+            return
+        if self._pending:
+            raise _Reject(f"{self._names[t]} must answer or take the {self._pending} pending cards")
+        at_limit = self._limit_blocks(t, 1)  # may not draw, so may pass
+        if not self._drawn and self._available() > 0 and not at_limit:
+            raise _Reject(f"{self._names[t]} must draw before passing")
+        if dry:
+            return
+        if at_limit and not self._drawn:
+            seq, laid, passes = self._stall
+            sig = (self._draw_seq, len(self._pile))
+            self._stall = (*sig, passes + 1 if (seq, laid) == sig else 1)
+        self._advance(t)
+
+    def _limit_blocks(self, p: int, count: int) -> bool:
+        """`hand_limit`: whether a draw of `count` by choice would take p past the limit. Once
+        every player in the hand has passed at the limit with no play or draw between (nobody
+        can move), the limit lifts until someone draws or plays, so a hand cannot stall."""
+        limit = self._rules.hand_limit
+        if limit is None or self._cards[p] + count <= limit:
+            return False
+        seq, laid, passes = self._stall
+        stalled = (seq, laid) == (self._draw_seq, len(self._pile)) and \
+            passes >= self._n - len(self._gone)
+        return not stalled
+
+    def _h_uno(self, ev: dict, dry: bool) -> None:
+        w = self._window
+        who = ev.get("player")
+        if not dry and w is not None and not self._window_called and len(ev) == 2 and \
+                type(who) is str and self._index.get(who) == w:
+            # the common case: the player who just went down to one card calls
+            self._window_called = True
+            self._note("uno_called", w, f"{self._names[w]} called UNO!")
+            return
+        if self._phase not in _IN_HAND and self._turned_by is None:
+            raise _Reject("no hand is being played")
+        p = self._player(ev, required=False)
+        w = self._window
+        callers = [c for c in self._callers() if self._cards[c] == 2 and self._caller != c]
+        if p is None:
+            if w is not None and not self._window_called:
+                p = w
+            elif callers:
+                p = callers[0]
+            else:
+                raise _Reject("no UNO window is open")
+        elif p == w:
+            if self._window_called:
+                raise _Reject(f"{self._names[p]} already called UNO")
+        elif p not in callers:
+            raise _Reject(f"{self._names[p]} has no UNO window open")
+        if dry:
+            return
+        assert p is not None
+        if p == w:
+            self._window_called = True
+        else:
+            self._caller = p
+        self._note("uno_called", p, f"{self._names[p]} called UNO!")
+
+    def _callers(self) -> tuple[int, ...]:
+        """Players whose turn has begun, or begins with the next event, and who may call UNO
+        for it (rules.md: a call counts from the moment it is their turn with two cards).
+        With a penalty pending, the victim's turn has begun when they may answer it (stacking,
+        deflect), and the next player's begins implicitly: their play or draw accepts it. While
+        an illegal card waits to be taken back, the player after it may play on it instead."""
+        phase = self._phase
+        if phase not in ("play", "challenge", "take_back"):
+            return ()
+        t, d, pending = self._turn, self._dir, self._pending
+        assert t is not None
+        if phase == "take_back":
+            if self._cards[t] == 0 or self._top is None:
+                return ()
+            t, d, pending, _ = self._coloured_effect(INFO[self._top][1], t, d, 0)
+        if not pending:
+            return (t,)
+        nxt = self._next(t, d)
+        return (t, nxt) if self._rules.answerable else (nxt,)
+
+    def _h_catch(self, ev: dict, dry: bool) -> None:
+        by = self._player(ev, "by", required=False)
+        target = self._player(ev, "target", required=False)
+        if target is None:
+            target = self._window
+        if by is not None and by == target:
+            raise _Reject(f"{self._names[by]} cannot catch themselves")
+        if dry:
+            return
+        if (target is not None and target == self._window and not self._window_called
+                and self._cards[target] == 1):
+            self._window = None
+            self._penalty(target, self._rules.uno_penalty, "uno_penalty",
+                          "was caught without calling UNO")
+            return
+        who = "no one" if target is None else self._names[target]
+        self._note("catch_void", target, f"catch void: {who} is not open to a catch")
+
+    def _h_challenge(self, ev: dict, dry: bool) -> None:
+        self._expect("challenge")
+        if dry:
+            return
+        self._phase = "evidence"
+        self._victim = self._turn
+        self._turn = self._offender
+
+    def _h_reveal(self, ev: dict, dry: bool) -> None:
+        phase = self._phase
+        cards = ev.get("cards")
+        if not isinstance(cards, list):
+            raise _Reject("\"cards\" must be a list of card names")
+        names = [self._card(c) for c in cards]
+        if phase in ("evidence", "scores"):
+            for c in names:
+                self._in_play(c)
+        if phase == "evidence":
+            p = self._player(ev, required=False)
+            if p is not None and p != self._offender:
+                raise _Reject(f"the evidence is {self._names[self._offender]}'s hand")  # type: ignore[index]
+            if dry:
+                return
+            off = self._offender
+            assert off is not None
+            self._recount(off, len(names))
+            self._judge(any(INFO[c][0] == self._before_color for c in names))
+            return
+        if phase == "scores":
+            # A camera sees whose cards are laid out only by when: a reveal with no player
+            # is the next loser clockwise from the winner whose points are not in yet.
+            p = self._scorer(ev) if ev.get("player") is not None else self._next_scorer()
+            if dry:
+                return
+            self._recount(p, len(names))
+            self._score(p, sum(self._points[c] for c in names))
+            return
+        if phase == "deal" and self._hand == 0 and self._rules.dealer_by_draw:
+            p = self._player(ev)
+            if len(names) != 1:
+                raise _Reject("dealer by draw: each player shows one card")
+            if dry:
+                return
+            assert p is not None
+            num = INFO[names[0]][1]
+            self._by_draw[p] = int(num) if num.isdigit() else 0
+            return
+        raise _Reject(f"not now: waiting for {phase}")
+
+    def _recount(self, p: int, size: int) -> None:
+        if size != self._cards[p]:
+            self._note("count_mismatch", p, f"{self._names[p]} shows {size} cards, tracked "
+                       f"{self._cards[p]}: the shown count stands")
+            # the difference went to or came from the draw pile
+            self._draw_pile = max(self._draw_pile - (size - self._cards[p]), 0)
+            self._cards[p] = size
+
+    def _h_verdict(self, ev: dict, dry: bool) -> None:
+        self._expect("evidence")
+        guilty = ev.get("guilty")
+        if not isinstance(guilty, bool):
+            raise _Reject("\"guilty\" must be true or false")
+        if dry:
+            return
+        self._judge(guilty)
+
+    def _judge(self, guilty: bool) -> None:
+        off, victim = self._offender, self._victim
+        assert off is not None and victim is not None
+        card, k = self._challenged or "wild_draw_four", self._pending
+        self._offender = self._challenged = None
+        self._pending = 0
+        self._stack_top = None
+        self._turn = victim
+        if card == "wild_draw_colour":
+            self._judge_until(guilty, off, victim)
+            return
+        if guilty:
+            self._penalty(off, k, "challenge_upheld", "held a playable colour: challenge upheld")
+            self._phase = "play"
+            self._drawn = False
+            if self._caller != victim:
+                self._caller = None
+        else:
+            self._penalty(victim, k + 2, "challenge_failed",
+                          f"challenged an honest {card.replace('_', ' ')}")
+            self._advance(victim)
+
+    def _judge_until(self, guilty: bool, off: int, victim: int) -> None:
+        """Wild Draw Colour judged: guilty, its player draws until the colour instead and the
+        victim plays; innocent, the victim draws 2 plus until the colour and loses the turn."""
+        assert self._until is not None
+        colour = self._until[1]
+        if guilty:
+            self._note("challenge_upheld", off, f"{self._names[off]} held a playable colour: "
+                       f"challenge upheld: draws until a {colour} card")
+            self._owe_until(off, colour, victim)
+            return
+        self._penalty(victim, 2, "challenge_failed", "challenged an honest wild draw colour "
+                      f"(and draws until a {colour} card)")
+        self._owe_until(victim, colour, self._step(victim))
+
+    def _scorers(self) -> list[int]:
+        """The losers whose points the hand's score needs, clockwise from the winner (`teams`
+        with winner_takes: the other team only; a partner's cards do not score)."""
+        w = self._hand_winner
+        assert w is not None
+        seats = [(w + i) % self._n for i in range(1, self._n)]
+        if self._team is not None and self._rules.scoring == "winner_takes":
+            seats = [q for q in seats if self._team[q] != self._team[w]]
+        return seats
+
+    def _scorer(self, ev: dict) -> int:
+        p = self._player(ev)
+        assert p is not None
+        w = self._hand_winner
+        if p == w:
+            raise _Reject(f"{self._names[p]} won the hand and holds no cards")
+        if self._team is not None and p not in self._scorers():
+            raise _Reject(f"{self._names[p]} is {self._names[w]}'s partner: a partner's cards "  # type: ignore[index]
+                          f"do not score")
+        if p in self._owed:
+            raise _Reject(f"{self._names[p]}'s points are already in")
+        return p
+
+    def _next_scorer(self) -> int:
+        for q in self._scorers():
+            if q not in self._owed:
+                return q
+        raise _Reject("every loser's points are already in")
+
+    def _h_points(self, ev: dict, dry: bool) -> None:
+        self._expect("scores")
+        p = self._scorer(ev)
+        pts = _points(ev)
+        if dry:
+            return
+        self._score(p, pts)
+
+    def _score(self, p: int, pts: int) -> None:
+        self._owed[p] = pts
+        if len(self._owed) < (self._n - 1 if self._team is None else len(self._scorers())):
+            return
+        w = self._hand_winner
+        assert w is not None
+        gains = hand_gains(self._names, w, self._owed, self._rules)
+        if self._double:
+            gains = {name: 2 * g for name, g in gains.items()}
+        self._history.append({"hand": self._hand, "winner": self._names[w], "points": gains})
+        self._end_cards = list(self._cards)
+        self._total()
+        self._phase = "deal"
+        self._settle()
+
+    def _total(self) -> None:
+        self._scores = [sum(h["points"][name] for h in self._history) for name in self._names]
+
+    def _settle(self) -> None:
+        """Between hands: decide whether the game is over (target or fixed hands, tie-breaks)."""
+        w = self._outcome()
+        if w is None:
+            if self._phase == "game_over":
+                self._game_winner = None
+                self._phase = "deal"
+            return
+        if self._phase == "game_over" and w == self._game_winner:
+            return
+        self._game_winner = w
+        self._phase = "game_over"
+        if self._team is not None:
+            k = self._team[w]
+            self._note("game_won", w, f"{self._team_name(k)} win the game with "
+                       f"{self._team_totals()[0][k]} points")
+            return
+        self._note("game_won", w, f"{self._names[w]} wins the game with {self._scores[w]} points")
+
+    def _outcome(self) -> int | None:
+        if self._team is not None:  # the teams' totals decide; the first partner names it
+            k = game_winner(self._rules, len(self._history), *self._team_totals())
+            return None if k is None else self._members(k)[0]
+        return game_winner(self._rules, len(self._history), self._scores, self._hands_won,
+                           self._end_cards, self._last_draw)
+
+    def _h_take_back(self, ev: dict, dry: bool) -> None:
+        self._expect("take_back")
+        if dry:
+            return
+        t = self._turn
+        assert t is not None
+        back = []
+        for _ in range(self._laid):  # a multiple play comes back whole
+            card = self._pile.pop()
+            self._seen[card] -= 1
+            self._cards[t] += 1
+            back.append(card)
+        self._laid = 1
+        card = ", ".join(reversed(back))
+        self._top = self._pile[-1] if self._pile else None
+        self._color = self._prev_color
+        if self._window == t:
+            self._window = None
+        self._penalty(t, self._rules.illegal_play_penalty, "penalty_draw",
+                      f"took back {card}")
+        if self._pending:  # an answer it may not go out on: the pending cards are still theirs
+            pending, self._pending, self._stack_top, self._offender = self._pending, 0, None, None
+            self._penalty(t, pending, "penalty_draw", "takes the pending cards and loses the turn")
+        self._advance(t)
+
+    def _h_undo(self, ev: dict, dry: bool) -> None:
+        if not self._effective:
+            raise _Reject("nothing to undo")
+        if dry:
+            return
+        self._effective.pop()
+        self._rebuild(self._effective)
+
+    def _h_score_fix(self, ev: dict, dry: bool) -> None:
+        hand = _int(ev.get("hand"))
+        hands = {h["hand"]: h for h in self._history}
+        if hand is None or hand not in hands:
+            raise _Reject(f"no finished hand {ev.get('hand')!r} to fix")
+        p = self._player(ev)
+        pts = _points(ev)
+        if dry:
+            return
+        assert p is not None
+        entry = hands[hand]
+        entry["points"] = dict(entry["points"], **{self._names[p]: pts})
+        self._total()
+        if self._phase in ("deal", "game_over"):
+            self._settle()
+
+    def _h_correct(self, ev: dict, dry: bool) -> None:
+        n = _int(ev.get("event"))
+        if n is None or n not in set(self._effective):
+            raise _Reject(f"no event {ev.get('event')!r} in effect to correct")
+        target = self._parsed[n]
+        if target is None or target.get("type") not in ("flip", "play"):
+            raise _Reject(f"event {n} is not a flip or play")
+        card = self._card(ev.get("card"))
+        scratch = Table()
+        scratch._events = self._events
+        scratch._parsed = self._parsed
+        fixes = dict(self._fix)
+        fixes[n] = card
+        reason = scratch._replay(self._effective, fixes)
+        if reason is not None:
+            raise _Reject(f"correcting event {n} to {card} would reject event {reason}")
+        if dry:
+            return
+        self._fix = fixes
+        self._adopt(scratch)
+        self._note("corrected", None, f"event {n} corrected to {card}")
+
+    # ------------------------------------------------------------------ replay
+    def _replay(self, effective: list[int], fixes: dict[int, str]) -> str | None:
+        """Apply the given events from a fresh game; return "N (reason)" if one is rejected."""
+        self._fix = fixes
+        parsed = self._parsed
+        for idx in effective:
+            ev = parsed[idx]
+            assert ev is not None
+            self._cur = idx
+            self._out = []
+            if ev.get("type") == "correct":
+                # a correction in effect is applied through _fix; keep its notice
+                self._note("corrected", None, f"event {ev.get('event')} corrected to {ev.get('card')}")
+                self._effective.append(idx)
+                continue
+            if idx in fixes:
+                ev = dict(ev, card=fixes[idx])
+                if isinstance(ev.get("cards"), list) and ev["cards"]:
+                    ev["cards"] = [*ev["cards"][:-1], fixes[idx]]  # `card` is the last laid
+            try:
+                self._handler(ev)(self, ev, False)
+            except _Reject as exc:
+                return f"{idx} ({exc})"
+            if self._elim is not None:
+                self._check_out()
+            self._effective.append(idx)
+        return None
+
+    def _rebuild(self, effective: list[int]) -> None:
+        scratch = Table()
+        scratch._events = self._events
+        scratch._parsed = self._parsed
+        fixes = {int(self._parsed[i]["event"]): self._parsed[i]["card"]  # type: ignore[index]
+                 for i in effective if (self._parsed[i] or {}).get("type") == "correct"}
+        scratch._replay(list(effective), fixes)
+        self._adopt(scratch)
+
+    def _adopt(self, other: "Table") -> None:
+        keep = (self._events, self._parsed, self._rejected, self._out, self._cur)
+        self.__dict__.update(other.__dict__)
+        self._events, self._parsed, self._rejected, self._out, self._cur = keep
+
+
+def _event_of(note: dict) -> int:
+    return note["event"]
+
+
+_H_UNDO = Table._h_undo
+# A card's further step, named by its `Effect.action` (companion/referee/effects.py): (player, card).
+_ACTIONS: dict[str, Callable[[Table, int, str], None]] = {
+    "wild_draw": Table._play_wild_draw,
+    "dementor": Table._play_dementor,
+    "shuffle_hands": Table._play_shuffle_hands,
+    "swap_hands": Table._play_swap_hands,
+    "flip": Table._play_flip,
+    "discard_two": Table._play_discard_two,
+    "seven": Table._play_seven,
+    "zero": Table._play_zero,
+}
+# an effect naming an action the engine lacks fails at import, not mid-game
+_UNKNOWN_ACTIONS = {e.action for e in all_effects()} - {None} - set(_ACTIONS)
+if _UNKNOWN_ACTIONS:
+    raise RuntimeError(f"companion/referee/effects.py names actions engine.py lacks: {_UNKNOWN_ACTIONS}")
+_HANDLERS: dict[str, Callable[[Table, dict, bool], None]] = {
+    "game": Table._h_game,
+    "deal": Table._h_deal,
+    "flip": Table._h_flip,
+    "play": Table._h_play,
+    "color": Table._h_color,
+    "target": Table._h_target,
+    "draw": Table._h_draw,
+    "pass": Table._h_pass,
+    "uno": Table._h_uno,
+    "catch": Table._h_catch,
+    "challenge": Table._h_challenge,
+    "reveal": Table._h_reveal,
+    "verdict": Table._h_verdict,
+    "points": Table._h_points,
+    "take_back": Table._h_take_back,
+    "undo": Table._h_undo,
+    "score_fix": Table._h_score_fix,
+    "correct": Table._h_correct,
+    "seats": Table._h_seats,
+}
+
+
+def replay(lines: Iterable[dict | str]) -> Table:
+    """A Table with every line pushed in order."""
+    table = Table()
+    for line in lines:
+        table.push(line)
+    return table

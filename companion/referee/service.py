@@ -1,0 +1,308 @@
+"""The referee service: the one place table events enter while the companion runs.
+
+Phones, the camera watcher and the GPIO buttons all call `Referee.submit` from their own
+threads. Each event goes: engine check -> store write (committed) -> engine update ->
+subscribers. An event the store could not save changes nothing and raises StoreError, so
+nothing is ever announced that a power cut could take back.
+
+A camera `lay` (a card came to rest on the discard pile, with the recognizer's likeliest
+names) is turned into a table-log line here, because only the game knows what it is: a
+`flip` while the engine waits for one, else a `play`; and its name is the reading that is
+likeliest both in the picture and at the table (`weigh`). A name other than the likeliest
+reading is stored with the readings (`read`) and announced (the engine's `reading` notice).
+
+Data flows one way: the referee imports the engine and the store, never the web or hardware.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import pickle
+import threading
+from typing import Any, Callable, Sequence
+
+from companion.referee.engine import Table, replay
+from companion.errors import CompanionError
+from companion.referee.store import EventStore, StoreError, new_game_id
+
+__all__ = ["Referee", "BadEventError", "RequestIdError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE", "READING_SHARPNESS",
+           "kind_of_lay", "lay_names", "line_of_lay", "weigh"]
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[dict, list[dict]], None]
+
+# The watcher's camera-only event: {"type": "lay", "card": name, "top": [[name, p], ...]}.
+LAY = "lay"
+
+# How often a card laid mid-hand is illegal: 1,461 of 245,036 plays in the simulator's tables
+# with mistakes (companion/referee/simulate.py), measured with
+#   python3 -c "from companion.referee.simulate import illegal_play_rate as r; print([r(p, 1000, 1) for p in (2, 3, 4, 5, 6)])"
+# (0.57-0.69 % for each table size). tests/referee/test_simulate.py re-measures a sample of it.
+ILLEGAL_PLAY_RATE = 0.006
+
+# The recognizer's second and third names are right far less often than their probabilities
+# say, so its readings are taken as p ** READING_SHARPNESS (temperature scaling). 4.3 is the
+# exponent under which the true names of rendered cards are likeliest: 1,710 pictures of cards
+# laid on piles (30 of each name), each through the next of the robustness benchmark's camera
+# shifts or none (1,557 with the card found, 1,539 read right), measured with
+#   python3 -m companion.cli fit-sharpness --per-card 30 --seed 0
+# (companion.synth.evaluation.fit_sharpness). Chosen on rendered pictures only; the real photos are
+# the final check: on set-a and set-b (1,728 photos) the likeliest exponent is 2.8
+# (evaluation.measure_sharpness). The figure is loose (10 pictures a name gave 8); what it
+# sets is how much likelier the picture must make an illegal reading than a legal one for it
+# to stand (weigh): 3.9 times at 4.3, 7.9 at 2.8, and either way 0.9 against 0.1 stands and
+# 0.55 against 0.41 gives way. Fit it again when the recognizer changes.
+READING_SHARPNESS = 4.3
+
+
+def kind_of_lay(waiting_for: str) -> str:
+    """What a card laid on the pile is: a `flip` while the engine waits for one, else a
+    `play` (the camera cannot know a hand is starting; the engine does)."""
+    return "flip" if waiting_for == "flip" else "play"
+
+
+def weigh(table: Table, readings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The readings with their probabilities at this table, likeliest first.
+
+    posterior(card) ∝ P(reading) × P(card | table): P(reading) is the recognizer's probability
+    made honest (p ** READING_SHARPNESS), and P(card | table) gives the cards that fit
+    (accepted and legal, `Table.fits`) 1 - ILLEGAL_PLAY_RATE between them and every other card
+    of the deck the rest. On a red 7 in a classic deck 18 cards fit and 36 do not, so the table
+    makes a fitting card (0.994 / 18) / (0.006 / 36) = 331 times likelier than one that does
+    not, and a reading that does not fit stays first when the picture makes it 331 ** (1 / 4.3)
+    = 3.9 times likelier than a fitting one: 0.9 against 0.1 stands (and the engine flags the
+    illegal play), 0.55 against 0.41 gives way. That is what a clear reading is here: no
+    threshold of its own, only the two odds.
+    When every card fits (a flip) or none does (not a moment for a card), the picture alone
+    decides. Ties keep the recognizer's order.
+    """
+    kind = kind_of_lay(table.waiting_for)
+    deck = [name for name, copies in table.rules.deck_counts.items() if copies > 0]
+    fitting = {name for name in deck if table.fits({"type": kind, "card": name})}
+    others = len(deck) - len(fitting)
+
+    def prior(name: str) -> float:
+        if not fitting or not others:
+            return 1.0
+        if name in fitting:
+            return (1.0 - ILLEGAL_PLAY_RATE) / len(fitting)
+        return ILLEGAL_PLAY_RATE / others
+
+    weights = [(name, p ** READING_SHARPNESS * prior(name)) for name, p in readings]
+    total = sum(w for _, w in weights)
+    if total <= 0.0:
+        return [(name, 0.0) for name, _ in readings]
+    ranked = sorted(enumerate(weights), key=lambda item: (-item[1][1], item[0]))
+    return [(name, w / total) for _, (name, w) in ranked]
+
+
+def lay_names(event: dict) -> set:
+    """Every name a camera event gives its card: its `card` and its readings in `top`."""
+    return {event.get("card")} | {pair[0] for pair in event.get("top") or () if pair}
+
+
+def line_of_lay(table: Table, event: dict) -> dict:
+    """The table-log line a camera `lay` is at this table now: a flip or a play (`kind_of_lay`),
+    named by the likeliest reading at the table (`weigh`); when that is not the likeliest
+    reading in the picture, the readings go with it (`read`) and the engine announces it.
+    Raises BadEventError for malformed readings."""
+    readings = _readings(event)
+    line: dict = {"type": kind_of_lay(table.waiting_for)}
+    if not readings:
+        return line  # no name: the engine rejects it with its reason
+    card = weigh(table, readings)[0][0]
+    line["card"] = card
+    if card != readings[0][0]:
+        line["read"] = [[name, round(p, 4)] for name, p in readings]
+    return line
+
+
+def _readings(event: dict) -> list[tuple[str, float]]:
+    """A lay's readings: its `top`, else its `card` alone. Raises BadEventError if malformed."""
+    top = event.get("top")
+    if top is None or top == []:
+        card = event.get("card")
+        return [(card, 1.0)] if isinstance(card, str) else []
+    bad = BadEventError("a lay's \"top\" must be a list of [card, probability] pairs, best first")
+    if not isinstance(top, (list, tuple)):
+        raise bad
+    out = []
+    for pair in top:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise bad
+        p = pair[1]
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 0 <= p <= 1:
+            raise bad
+        out.append((pair[0], float(p)))
+    return out
+
+
+def _copy(obj: object) -> Any:
+    """A deep copy of plain JSON-like data, several times faster than copy.deepcopy (this
+    runs for every event and every subscriber, on a Raspberry Pi)."""
+    return pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+
+
+class BadEventError(CompanionError, ValueError):
+    """An event that cannot even be written down (not a JSON object)."""
+
+
+class RequestIdError(CompanionError, ValueError):
+    """A request id already given to another sender's event."""
+
+
+class Referee:
+    """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
+
+    On start the newest game of the store is restored by replay unless it is over.
+    """
+
+    def __init__(self, store: EventStore, backups: Any = None) -> None:
+        self.store = store
+        self.backups = backups  # asked for a backup after every finished hand (companion.backup)
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        try:
+            self.game_id: str | None = store.last_unfinished()
+            self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+        except StoreError as exc:
+            if not getattr(store, "read_only", ""):
+                raise
+            # A damaged store, open read-only: the table cannot resume from it (nor store a
+            # thing); the page still answers and says why. `uno-companion restore` mends it.
+            log.error("the stored game cannot be read back (%s): starting with no game", exc)
+            self.game_id, self._table = None, Table()
+        self._state: dict = _copy(self._table.state)
+
+    # -- events in -----------------------------------------------------------------------
+
+    def submit(self, event: dict | str, source: str = "", request_id: str | None = None) -> list[dict]:
+        """Referee one table event; return the notices it produced (a `rejected` one if it
+        did not fit). Rejected events are stored too. A camera `lay` is stored as the flip or
+        play it is now (`line_of_lay`). Raises StoreError (and changes nothing) if the event
+        could not be saved, BadEventError if it is not JSON or a lay's readings are malformed.
+        With a `request_id` (a phone's id for this request), see `submit_once`.
+        """
+        return self.submit_once(event, source, request_id)[0]
+
+    def submit_once(self, event: dict | str, source: str = "",
+                    request_id: str | None = None) -> tuple[list[dict], bool]:
+        """`submit`, exactly once per `request_id`: (notices, replayed). When an event with this
+        id is already stored (the phone retried after a lost reply), nothing is stored or
+        changed and the notices are the ones it produced then (replayed = True). Raises
+        RequestIdError if another sender used the id."""
+        if request_id is not None:
+            with self._lock:
+                found = self.store.find_request(request_id)
+                if found is not None:
+                    if found["source"] != source:
+                        raise RequestIdError("this request id was used by another sender: make a new one")
+                    return self.answer(found["game_id"], found["seq"]), True
+                return self._submit(event, source, request_id), False
+        return self._submit(event, source, None), False
+
+    def answer(self, game_id: str, seq: int) -> list[dict]:
+        """The notices the stored event `seq` of `game_id` produced: its game replayed to it
+        (the engine is pure, so this is exactly what was answered then)."""
+        lines = self.store.events(game_id)
+        table = replay(lines[:seq])
+        return _copy(table.push(lines[seq]))
+
+    def _submit(self, event: dict | str, source: str, request_id: str | None) -> list[dict]:
+        if isinstance(event, str):
+            # Raw text (a log line): an object is refereed as such; anything else is stored
+            # as it came and the engine rejects it with its reason.
+            try:
+                parsed = json.loads(event)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                event = parsed
+        elif isinstance(event, dict):
+            try:
+                json.dumps(event)
+            except (TypeError, ValueError) as exc:
+                raise BadEventError(f"the event cannot be written as JSON: {exc}") from None
+        else:
+            raise BadEventError(f"an event is a JSON object, not {type(event).__name__}")
+        with self._lock:
+            if isinstance(event, dict) and event.get("type") == LAY:
+                event = line_of_lay(self._table, event)
+            table, game_id = self._table_for(event)
+            accepted = isinstance(event, dict) and table.check(event) is None
+            # The line is on disk before the engine moves: a failed write raises here.
+            self.store.append(game_id, event, accepted, source=source, request_id=request_id,
+                              join_league=accepted)
+            was_over = self._state.get("waiting_for") == "game_over" and table is self._table
+            hands_before = len(self._state.get("history") or []) if table is self._table else 0
+            notices = table.push(event)
+            self._table, self.game_id = table, game_id
+            self._state = _copy(table.state)
+            over = self._state.get("waiting_for") == "game_over"
+            if over != was_over:
+                self._mark_finished(game_id, over)
+            if self.backups is not None and len(self._state.get("history") or []) > hands_before:
+                self.backups.request()  # a hand is finished: a rolling backup, in the background
+            for notice in notices:
+                if notice.get("kind") == "reading":  # the host's console says it too
+                    log.warning("camera: %s", notice.get("message"))
+            self._notify(notices)
+            return _copy(notices)
+
+
+    def _table_for(self, event: dict | str) -> tuple[Table, str]:
+        """The table and game id an event belongs to: a valid `game` event starts a new game
+        (its own id, its own event indices from 0) unless the table is still waiting for one."""
+        if isinstance(event, dict) and event.get("type") == "game":
+            fresh = Table()
+            if fresh.check(event) is None and (
+                self.game_id is None or self._state.get("waiting_for") != "game"
+            ):
+                return fresh, new_game_id()
+        return self._table, self.game_id or new_game_id()
+
+    def _mark_finished(self, game_id: str, over: bool) -> None:
+        # A cache for `last_unfinished`; the event itself is already safe. If this write
+        # fails the worst case is a finished game restored (showing its final state).
+        try:
+            self.store.set_finished(game_id, over)
+        except StoreError as exc:
+            log.warning("could not mark game %s finished=%s: %s", game_id, over, exc)
+
+    # -- state out -----------------------------------------------------------------------
+
+    @property
+    def state(self) -> dict:
+        """The current state object (table-log.md), a copy the caller may keep."""
+        with self._lock:
+            return _copy(self._state)
+
+    @property
+    def events(self) -> list:
+        """Every line of the current game, in order."""
+        with self._lock:
+            return list(self._table.events)
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(state, notices)` after every event is stored and applied, in event
+        order, on the submitting thread. Keep it quick (enqueue and return). Returns a
+        function that unsubscribes."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self, notices: list[dict]) -> None:
+        for callback in list(self._subscribers):
+            try:
+                # Each subscriber gets its own copy: one cannot spoil what the next one sees.
+                callback(_copy(self._state), _copy(notices))
+            except Exception:  # a broken phone connection must not stop the referee
+                log.exception("subscriber %r failed", callback)

@@ -1,0 +1,119 @@
+"""Training data for the colour reader: crops of coloured cards under random cameras and lights.
+
+The colour reader names a found card's colour (red, yellow, green, blue) from the same crop
+the card reader sees, shrunk to `COLOUR_SIZE`. A fixed table of hues works for the cameras it
+was measured on and fails on the next one (a webcam that prints green as olive names every
+green card yellow), so the colour is learned instead, from rendered scenes whose every
+picture went through a random camera and light (`photometric.random_light`: colour
+temperature, gains, hue warps, saturation, gamma, exposure, blur, grain, JPEG). The card's
+white border and the table around it go through the same camera as its colour: the reader
+can learn the colour relative to them, as a person does.
+
+The licensed composites carry values, not colours, so they are not used here; the real
+photos are never used for training.
+"""
+from __future__ import annotations
+
+import random
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+from companion.synth.cardcrops import _close_up, _covered, _index_corner, _jitter_margin, _upright, webcam_look
+from companion.referee.cards import CARD_NAMES, parse_card
+from companion.vision.crops import COLOUR_CLASSES, colour_input, crop_square
+from companion.vision.photometric import GREEN_HUE, hue_pull, neutral_light, random_light
+
+TEAL_HUE = 175.0  # where a bluer green ink is pulled towards: short of the blues (205)
+
+
+def card_colour_crops(img: np.ndarray, boxes: list[tuple[int, tuple[float, float, float, float]]],
+                      rnd: random.Random, close_ups: float = 0.3, corners: float = 0.3
+                      ) -> Iterator[tuple[str, np.ndarray]]:
+    """(colour, crop) for each coloured card of a scene that is not mostly under another
+    card: its box with a detector-like margin, and sometimes a close-up cut off by the
+    picture's edge or the square around one corner index (the detector's boxes at a table)."""
+    for i, (c, box) in enumerate(boxes):
+        colour = parse_card(CARD_NAMES[c]).color
+        if colour is None or any(_covered(box, above) > 0.3 for _, above in boxes[:i]):
+            continue
+        yield colour, crop_square(img, box, _jitter_margin(rnd))
+        if rnd.random() < close_ups:
+            yield colour, crop_square(img, _close_up(box, rnd), 0.0)
+        if rnd.random() < corners and _upright(box):
+            corner = _index_corner(box, rnd)
+            if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
+                yield colour, crop_square(img, corner, 0.0)
+
+
+_BANKS: dict[int, object] = {}
+
+
+def _scene_batch(seed: int, start: int, count: int, webcam_share: float) -> list[tuple[str, bytes]]:
+    """(colour, JPEG bytes) of the crops of scenes start..start+count-1 (one worker's share)."""
+    from companion.synth.scenes import FaceBank, make_scene
+
+    if seed not in _BANKS:
+        # More printed variants than the detector's scenes: inks differ between printings.
+        _BANKS[seed] = FaceBank(seed=seed, variants=4)
+    bank = _BANKS[seed]
+    out = []
+    for i in range(start, start + count):
+        rng = np.random.default_rng(seed * 1_000_003 + 30_000_000 + i)
+        rnd = random.Random(seed * 1_000_003 + i)
+        img, labels = make_scene(rng, bank)  # type: ignore[arg-type]
+        if rnd.random() < 0.3:  # a printing whose green ink is bluer (the rendered green is 136 degrees)
+            img = hue_pull(img, GREEN_HUE, TEAL_HUE, rnd.uniform(0, 24))
+        img = random_light(img, rnd)  # one camera and light for the whole scene
+        h, w = img.shape[:2]
+        boxes = [(c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
+                 for c, x, y, bw, bh in labels]
+        # The detector reads every card as if its white were grey (photometric.neutral_light):
+        # so is every training crop, from the scene's own card boxes.
+        img = neutral_light(img, [box for _, box in boxes])
+        for colour, crop in card_colour_crops(img, boxes, rnd):
+            if rnd.random() < webcam_share:
+                crop = webcam_look(crop, rnd)
+            crop = np.ascontiguousarray(np.rot90(colour_input(crop), rnd.randrange(4)))
+            ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
+            out.append((colour, buf.tobytes()))
+    return out
+
+
+def write_colour_dataset(out: Path, scenes: int, seed: int = 0, val_share: float = 0.06, jobs: int = 1,
+                         progress: Callable[[int], None] | None = None, webcam_share: float = 0.25) -> Path:
+    """Write an ultralytics classification folder (train/<colour>/, val/<colour>/) of the
+    crops of `scenes` generated scenes, on `jobs` processes (the same data for any `jobs`)."""
+    out = Path(out)
+    for split in ("train", "val"):
+        for cls in COLOUR_CLASSES:
+            (out / split / cls).mkdir(parents=True, exist_ok=True)
+    chunk = 200
+    starts = list(range(0, scenes, chunk))
+    sizes = [min(chunk, scenes - s) for s in starts]
+    n = 0
+    split_rnd = random.Random(seed)
+
+    def save(batch: list[tuple[str, bytes]]) -> None:
+        nonlocal n
+        for colour, data in batch:
+            split = "val" if split_rnd.random() < val_share else "train"
+            (out / split / colour / f"{n:07d}.jpg").write_bytes(data)
+            n += 1
+        if progress:
+            progress(n)
+
+    if jobs <= 1:
+        for s, k in zip(starts, sizes):
+            save(_scene_batch(seed, s, k, webcam_share))
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            for batch in pool.map(_scene_batch, [seed] * len(starts), starts, sizes, [webcam_share] * len(starts)):
+                save(batch)
+    return out
+
+
+__all__ = ["card_colour_crops", "write_colour_dataset"]

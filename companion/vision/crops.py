@@ -1,0 +1,53 @@
+"""The crops both readers see at run time, cut the same way in training (`companion.synth`).
+
+A found card's box, grown by `RUNTIME_MARGIN` and stretched to a `READER_SIZE` square
+(`crop_square`), is what the card reader names (one of `SYMBOL_CLASSES`, or `NONE`); the same
+square shrunk to `COLOUR_SIZE` (`colour_input`) is what the colour reader names (one of
+`COLOUR_CLASSES`). `corner_squares` are where a card's corner indices print.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.referee.cards import CARD_NAMES, COLORS, parse_card
+
+NONE = "none"
+SYMBOL_CLASSES: tuple[str, ...] = tuple(sorted(
+    {parse_card(n).symbol for n in CARD_NAMES} | {NONE}))
+
+READER_SIZE = 128
+RUNTIME_MARGIN = 0.08  # the reader sees a detector box grown by this much on each side
+
+
+def crop_square(img: np.ndarray, box: tuple[float, float, float, float], margin: float | tuple[float, ...] = RUNTIME_MARGIN,
+                size: int = READER_SIZE) -> np.ndarray:
+    """The box grown by `margin` (a fraction of its size; one value or left, top, right,
+    bottom), clipped to the picture and stretched to size x size."""
+    h, w = img.shape[:2]
+    x1, y1, x2, y2 = box
+    bw, bh = max(1.0, x2 - x1), max(1.0, y2 - y1)
+    ml, mt, mr, mb = (margin,) * 4 if isinstance(margin, (int, float)) else margin
+    xa, ya = int(max(0, x1 - ml * bw)), int(max(0, y1 - mt * bh))
+    xb, yb = int(min(w, x2 + mr * bw)), int(min(h, y2 + mb * bh))
+    if xb - xa < 2 or yb - ya < 2:
+        xa, ya, xb, yb = 0, 0, w, h
+    return cv2.resize(img[ya:yb, xa:xb], (size, size), interpolation=cv2.INTER_AREA)
+
+
+def corner_squares(box: tuple[float, float, float, float], size: float = 0.45) -> list[tuple[float, float, float, float]]:
+    """A box's four corner squares (top-left, top-right, bottom-right, bottom-left), each
+    `size` of the box's shorter side: where a card's corner indices are when it lies square
+    to the picture (a card cut off by the picture's edge keeps them in any of the four)."""
+    x1, y1, x2, y2 = box
+    s = min(x2 - x1, y2 - y1) * size
+    return [(x1, y1, x1 + s, y1 + s), (x2 - s, y1, x2, y1 + s), (x2 - s, y2 - s, x2, y2), (x1, y2 - s, x1 + s, y2)]
+
+
+COLOUR_SIZE = 64  # colour needs no detail; a small input keeps the reader about a millisecond
+COLOUR_CLASSES: tuple[str, ...] = tuple(COLORS)
+
+
+def colour_input(crop: np.ndarray) -> np.ndarray:
+    """A card reader's square crop as the colour reader sees it (COLOUR_SIZE square)."""
+    return cv2.resize(crop, (COLOUR_SIZE, COLOUR_SIZE), interpolation=cv2.INTER_AREA)

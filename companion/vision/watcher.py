@@ -1,0 +1,723 @@
+"""From frames to camera events: `lay`, `take_back` and `reveal`.
+
+The watcher decides only on still pictures. Every frame it does cheap work on a small grey
+copy (about 160 pixels wide): motion inside the discard pile and reveal zones, and, once a
+zone has been still for `still_frames` frames, whether an arm reaches into it from the edge
+of the picture (a hand resting over the pile is not a card). Only then does it compare the
+zone with the last settled picture of it, in an illumination-free form (high-passed log
+brightness: shadows and lighting drift are smooth, cards have edges), and only a settled
+change that is card-sized, not a small shift of the whole pile (a bump, camera shake) and
+not the picture from before the top card (a take-back) calls the detector to name the card.
+
+A card that came to rest on the pile is a `lay`: {"type": "lay", "card": name, "t": t,
+"top": [[name, probability], ...]} with the recognizer's likeliest names, best first. Whether
+it starts a hand (`flip`) or is a `play`, and which of its readings it is, the referee
+decides from the game (companion/referee/service.py): the camera cannot know a hand is starting.
+So a second `red_5` on a `red_5` is a new lay: its position and angle differ, and the change
+is judged on the picture, not on the name. The top card moved (picked up from the edge of
+the pile, straightened) is no new card: where it lay, the pile looks as before it came. The
+card beneath showing again where it lay is a `take_back`, even when the picture changed.
+Cards laid in the reveal area become one `reveal` with every card name, once two readings
+of the still cards agree (a reveal is scored at once). A box counts there only when read
+surely enough and where the area's colour changed since it was empty, and a box mostly over
+another is one card; cards read again where shown cards lay make no new reveal. The watcher
+cannot know whose hand it is, so the event has no `player` key and the run layer fills it in.
+Every event carries `t`, the time of the frame that confirmed it.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from companion.vision.zones import Zones
+
+log = logging.getLogger(__name__)
+
+
+# Two boxes of one card that did not move overlap at least this much (IoU). The recognizer
+# boxes a laid card with IoU 0.89 or more against the true box in 95 % of rendered piles under
+# the camera shifts (`uno-companion fit-sharpness --per-card 30`: box_iou p5 0.89, p1 0.80,
+# median 0.957), and 1 - IoU is a distance (it obeys the triangle inequality), so two such
+# boxes of one card overlap by 2 x 0.89 - 1 = 0.78 or more. A second card of the same name
+# laid on the first overlapped it less in every such case of the generated sessions (0 of 21
+# at 0.74 or more), and a card nudged a few pixels stays above it.
+SAME_OVERLAP = 0.78
+
+# What counts as a card laid in the reveal area (`Watcher._revealed`). Each was set on the
+# rendered bench videos read by the shipped model (`bench-watch --detector yolo`, seeds
+# 100-103, 55 plays: 250 readings of revealed cards, 6 second boxes of a revealed card, 2
+# detections of no card), never on the real-card bench, which only measured them afterwards.
+# - REVEAL_CONFIDENCE: the recognizer reports boxes from 0.25 up, and a patterned table
+#   (honeycomb) gives weak "wild" boxes in the empty area. Every revealed card there was read
+#   at 0.70 or more; a card read at less than even odds is not taken.
+# - REVEAL_COVER: the share of a box's middle whose colour differs from the empty area. A
+#   revealed card covered 0.92 or more; boxes of no card 0.48 and 0.56. Midway: 0.75.
+# - REVEAL_INSIDE: a box whose smaller part lies this much inside another is one card, boxed
+#   twice. Revealed neighbours overlapped at most 0.43 of the smaller box; second boxes of one
+#   card 0.58 or more ("mostly inside": over half).
+# - REVEAL_SURE: two such boxes are still two cards (fanned closer than a reveal lays them)
+#   when both are read at least this surely: the surer of a second box and its card was
+#   0.85 at most on the rendered videos, a box of no card 0.64. A box read this surely is
+#   also a card without REVEAL_COVER (a card on a light table changes less of its colour).
+REVEAL_CONFIDENCE = 0.5
+REVEAL_COVER = 0.75
+REVEAL_INSIDE = 0.5
+REVEAL_SURE = 0.9
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes (x1, y1, x2, y2)."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+@dataclass
+class _PileCard:
+    name: str
+    before: np.ndarray | None  # features of the zone before this card was laid
+    box: tuple[float, float, float, float] | None = None  # where the detector saw it
+    mark: np.ndarray | None = None  # bool: the pixels its coming changed (where it shows)
+
+
+@dataclass
+class _ZoneState:
+    name: str
+    mask: np.ndarray  # bool, work resolution
+    core: np.ndarray  # bool: the zone without its rim, where motion is watched
+    bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 at work resolution
+    area: int
+    still: int = 0
+    ref: np.ndarray | None = None  # features at the last settled moment
+    empty: np.ndarray | None = None  # features of the zone with no card on it, when known
+    empty_colour: np.ndarray | None = None  # the picture's colour then (brightness divided out)
+    attempts: int = 0  # detector calls that found no card for the current change
+    visited: bool = False  # something moved over the zone since its last settled picture
+    pile: list[_PileCard] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
+    shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
+    reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
+
+
+class Watcher:
+    """Feed it frames (`feed(frame, t)`); it returns the table events each frame confirms."""
+
+    def __init__(
+        self,
+        detector,
+        zones: Zones,
+        still_frames: int = 2,
+        work_width: int = 160,
+        motion_level: float = 18.0,
+        feature_level: float = 0.16,
+        min_change: float = 0.012,
+        max_attempts: int = 3,
+        max_reads: int = 4,
+        absorb_s: float = 1.5,
+        occlusion_level: float = 32.0,
+        motion_share: float = 0.015,
+        same_overlap: float = SAME_OVERLAP,
+        off_pile_share: float = 0.4,
+        faint_change: float = 0.3,
+        chroma_level: float = 0.4,
+        min_arm_share: float = 0.012,
+        reveal_confidence: float = REVEAL_CONFIDENCE,
+        reveal_cover: float = REVEAL_COVER,
+        reveal_inside: float = REVEAL_INSIDE,
+        reveal_sure: float = REVEAL_SURE,
+    ):
+        self.detector = detector
+        self.zones = zones
+        self.still_frames = still_frames
+        self.work_width = work_width
+        self.motion_level = motion_level
+        self.feature_level = feature_level
+        self.min_change = min_change  # share of the zone that must change to count as a card
+        self.max_attempts = max_attempts
+        # a reveal is scored at once and has no undo by camera: it waits until two readings of
+        # the still cards agree (or, after this many readings, takes the latest)
+        self.max_reads = max_reads
+        # outside the zones, a picture still for this long becomes background (a cup, a bumped
+        # camera); an arm never does while it is part of a hand over a zone
+        self.absorb_s = absorb_s
+        self.occlusion_level = occlusion_level
+        self.chroma_level = chroma_level
+        self.min_arm_share = min_arm_share
+        self.faint_change = faint_change  # share of min_change worth a look after a hand visited
+        self.same_overlap = same_overlap  # IoU: a box overlapping the top card's this much is that card
+        # A box whose middle is off the pile still counts with this share of it on the pile: a
+        # card laid crooked, half off. A card beside the pile (the draw pile, a hand) overlaps
+        # it far less; the default zones have gaps of 35 px and more around the pile.
+        self.off_pile_share = off_pile_share
+        self.motion_share = motion_share  # share of a zone that must move (camera jitter lights up edges)
+        self.reveal_confidence = reveal_confidence  # the least confidence of a revealed card
+        self.reveal_cover = reveal_cover  # share of a revealed card's middle changed since the area was empty
+        self.reveal_inside = reveal_inside  # share of a box inside another's: one card
+        self.reveal_sure = reveal_sure  # confidence at which two such boxes are two fanned cards
+        self._age: np.ndarray | None = None
+        self._age_t: np.ndarray | None = None
+        self._outside: np.ndarray | None = None
+        self.detector_calls = 0
+        self.frames = 0
+        self._shape: tuple[int, int] | None = None
+        self._scale = 1.0
+        self._prev: tuple[np.ndarray, np.ndarray] | None = None  # last frame: grey, colour
+        self._bg: np.ndarray | None = None
+        self._window: np.ndarray | None = None  # phase correlation's Hanning window
+        self._last_shift: tuple[int, int] = (0, 0)  # the background's shift that fitted last
+        self._zones: dict[str, _ZoneState] = {}
+        self._started = False
+
+    # -- per-frame work --------------------------------------------------------------------------
+    def _setup(self, frame: np.ndarray) -> None:
+        h, w = frame.shape[:2]
+        self._scale = self.work_width / w
+        ws = (int(round(h * self._scale)), self.work_width)
+        self._shape = ws
+        zones = self.zones.scaled_to(w, h) if tuple(self.zones.frame) != (w, h) else self.zones
+        self._full_zones = zones
+        for name in ("discard", "reveal"):
+            if not zones.polygon(name):
+                continue
+            mask = zones.mask(name, ws) > 0
+            ys, xs = np.nonzero(mask)
+            if len(xs) == 0:
+                continue
+            core = zones.mask(name, ws, dilate=-0.14) > 0
+            self._zones[name] = _ZoneState(
+                name, mask, core, (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1), int(mask.sum())
+            )
+        inside = np.zeros(ws, bool)
+        for zone in self._zones.values():
+            inside |= zone.mask
+        self._outside = ~inside
+
+    def _prepare(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        import cv2
+
+        small = cv2.resize(frame, (self._shape[1], self._shape[0]), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (3, 3), 0)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lg = np.log1p(gray)
+        luma = lg - cv2.GaussianBlur(lg, (0, 0), 5)
+        # Yellow against blue, relative to brightness: a yellow glyph on a white disc is nearly
+        # invisible in grey (a yellow 9 laid on a yellow 1 looked unchanged) but stark here.
+        b, g, r = (small[:, :, i].astype(np.float32) for i in range(3))
+        yb = ((r + g) / 2 - b) / (gray + 20.0)
+        chroma = yb - cv2.GaussianBlur(yb, (0, 0), 5)
+        # both in units of their change threshold, so one comparison with 1 serves both
+        feat = np.dstack([luma / self.feature_level, chroma / self.chroma_level])
+        # colour with the overall brightness divided out: an arm differs from felt and cards by
+        # colour over its whole width, where the edge-only features see just its outline. The
+        # brightness is the table's: the median outside the zones, which cards laid in a zone
+        # and an arm over part of the table hardly move. The mean of the whole picture rose
+        # when six white-faced cards were laid in the reveal area, so the table where an arm
+        # had just lain (its background from before the arm) differed from it faintly, and
+        # that faint "arm" held the reveal up 1.6 s (the bundled demo).
+        colour = small.astype(np.float32)
+        table = gray[self._outside] if self._outside is not None and self._outside.any() else gray
+        colour *= 128.0 / max(1.0, float(np.median(table)))
+        self._small = small
+        self._colour = colour
+        return gray, feat, colour
+
+    def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+        """Look at one BGR frame taken at time `t` (seconds); returns the events it confirms."""
+        if frame is None or frame.ndim != 3:
+            return []
+        if self._shape is None:
+            self._setup(frame)
+        self.frames += 1
+        gray, feat, colour = self._prepare(frame)
+        # What counts as background is judged on colour, each channel on its own: an arm can be
+        # as bright as the table under it (a brown arm over blue-green felt is the same grey),
+        # and an arm that never "moved" in grey soon passed for background, so a hand resting
+        # on a card went unseen and the card was read under it. Whether a zone is still stays a
+        # question of grey: a one-pixel camera shake lights up every coloured edge in colour
+        # (a red card on brown felt is the same grey too), and the arm is found anyway.
+        now = self._small.astype(np.float32)
+        prev, self._prev = self._prev, (gray, now)
+        if prev is None or prev[0].shape != gray.shape:
+            return []
+        moving = np.abs(gray - prev[0]) > self.motion_level
+        changing = np.abs(now - prev[1]).max(axis=2) > self.motion_level
+        if self._age_t is None:
+            self._age_t = np.full(gray.shape, t, np.float32)
+        self._age_t[changing] = t  # time each pixel last changed
+        events: list[dict] = []
+        for zone in self._zones.values():
+            # motion in the rim is mostly the shadow of an arm going away: watch the core
+            if np.count_nonzero(moving & zone.core) > max(4, self.motion_share * zone.area):
+                zone.still = 0
+                zone.visited = True
+                zone.reads = []
+            else:
+                zone.still += 1
+        settled = [z for z in self._zones.values() if z.still >= self.still_frames]
+        if not settled:
+            return events
+        if self._bg is None:
+            self._bg = colour.copy()
+            self._bg_long = colour.copy()
+        age = t - self._age_t
+        # a long-memory background too: where the picture is back to what it was long ago (an
+        # arm that rested long enough to fade into the short memory has gone), nothing is there
+        old = age >= 8 * self.absorb_s
+        self._bg_long[old] = colour[old]
+        occluded, arm = self._occluded(colour)
+        # inside a zone only after much longer, and never an arm reaching into a zone: its
+        # part outside the zone, once still, would otherwise fade into the background and cut
+        # a hand resting on the pile off from the picture's edge
+        absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s)) & ~arm
+        self._bg[absorb] = colour[absorb]
+        if not self._started:
+            if all(z.still >= self.still_frames for z in self._zones.values()) and not any(occluded.values()):
+                self._start(frame, feat)
+            return events
+        for zone in settled:
+            if occluded.get(zone.name):
+                zone.visited = True
+                continue
+            if zone.name == "discard":
+                events.extend(self._discard(zone, frame, feat, t))
+            else:
+                events.extend(self._reveal(zone, frame, feat, t))
+            self._bg[zone.mask] = colour[zone.mask]
+            self._bg_long[zone.mask] = colour[zone.mask]
+        return events
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _occluded(self, colour: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
+        """A zone is occluded when a change reaching it also reaches the picture's edge: an arm.
+        Returns each zone's verdict and the pixels of the arms that reach a zone."""
+        import cv2
+
+        d = self._aligned_difference(colour)
+        sure = d > self.occlusion_level
+        # The verdict follows a change through hysteresis, as Canny's edge finder does (low
+        # threshold half the high): from where it passes occlusion_level on through pixels
+        # past half of it. An arm over a table of nearly its own colour (pale skin on light
+        # fur) passes the level only in parts, and the part over the pile came apart from the
+        # part at the picture's edge. Only outside the zones, where the background is never
+        # older than absorb_s; inside, it is the last settled picture (a pile gathered up
+        # since, light that moved), and faint differences there are no arm.
+        faint = (d > self.occlusion_level / 2) & self._outside
+        verdict, _ = self._arms(sure | faint, sure)
+        # What is kept out of the background is the arm found by the level alone: a faint
+        # leftover kept out of it would stay different for ever and hold the zone up.
+        _, arm = self._arms(sure, sure)
+        return verdict, arm
+
+    def _aligned_difference(self, colour: np.ndarray) -> np.ndarray:
+        """How far each pixel is from the background pictures (the nearer of the two), with
+        the background shifted by up to 2 work pixels each way where that fits better, as the
+        pile is compared: a bumped camera moves the whole picture, and on a finely patterned
+        table (honeycomb, wood grain) that made most of the picture differ, an "arm" reaching
+        every zone that was never let fade into the background, and the pile was blind for good.
+
+        Cheaply: the plain difference first; only when more of the picture differs than the
+        smallest arm (`min_arm_share`) is a shift looked for, and then not by trying all 25:
+        phase correlation of the two pictures' brightness gives the camera's shift, and that
+        shift (and the one that fitted last) is kept where it leaves fewer pixels different
+        than no shift. An arm that did not move the camera leaves phase correlation at or near
+        no shift; the plain difference then stands."""
+        plain = self._difference(colour, 0, 0)
+        plain_count = int(np.count_nonzero(plain > self.occlusion_level))
+        if plain_count < self.min_arm_share * plain.size:
+            return plain
+        best, best_count = plain, plain_count
+        for dy, dx in {self._camera_shift(colour), self._last_shift}:
+            if dy == dx == 0:
+                continue
+            d = self._difference(colour, dy, dx)
+            d[:2, :] = plain[:2, :]  # rolled round from the other side: not a fit
+            d[-2:, :] = plain[-2:, :]
+            d[:, :2] = plain[:, :2]
+            d[:, -2:] = plain[:, -2:]
+            count = int(np.count_nonzero(d > self.occlusion_level))
+            if count < best_count:
+                best, best_count, self._last_shift = d, count, (dy, dx)
+        return best
+
+    def _difference(self, colour: np.ndarray, dy: int, dx: int) -> np.ndarray:
+        bg, long = self._bg, self._bg_long
+        if dy or dx:
+            bg = np.roll(bg, (dy, dx), axis=(0, 1))
+            long = np.roll(long, (dy, dx), axis=(0, 1))
+        return np.minimum(np.abs(colour - bg).max(axis=2), np.abs(colour - long).max(axis=2))
+
+    def _camera_shift(self, colour: np.ndarray) -> tuple[int, int]:
+        """The shift (dy, dx), each within 2 work pixels, that moves the background onto the
+        picture, by phase correlation of their brightness (windowed; the table's pattern
+        carries it)."""
+        import cv2
+
+        if self._window is None or self._window.shape != colour.shape[:2]:
+            self._window = cv2.createHanningWindow((colour.shape[1], colour.shape[0]), cv2.CV_32F)
+        (sx, sy), _ = cv2.phaseCorrelate(self._bg.mean(axis=2), colour.mean(axis=2), self._window)
+        return int(np.clip(round(sy), -2, 2)), int(np.clip(round(sx), -2, 2))
+
+    def _arms(self, changed: np.ndarray, sure: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
+        """Each zone's verdict (an arm reaches it) and the arms' pixels, for the changes
+        `changed` (bool), counting only the parts of it that hold a `sure` pixel."""
+        import cv2
+
+        mask = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        held = np.zeros(n, bool)
+        held[np.unique(labels[sure & (mask > 0)])] = True
+        held[0] = False
+        h, w = mask.shape
+        # An arm reaching into a zone is big outside that zone too; thin leftovers of lighting
+        # drift or of an arm's shadow that happen to touch the edge are not, and must not hold
+        # a zone up. Outside *that* zone, not outside every zone: an arm reaching the pile
+        # across the reveal area lies mostly in the reveal area (the default zones leave it
+        # 13 work pixels of its length in no zone, under min_arm for an arm 15 pixels wide).
+        min_arm = self.min_arm_share * h * w
+        edge = {
+            i for i in range(1, n)
+            if held[i] and (stats[i, 0] <= 0 or stats[i, 1] <= 0 or stats[i, 0] + stats[i, 2] >= w
+                            or stats[i, 1] + stats[i, 3] >= h)
+        }
+        # An arm reaches a zone where it lies over the zone: a changed pixel of it inside the
+        # zone, not only the one-pixel margin the dilation adds (that margin joins the parts of
+        # one arm). A leftover of an arm that rested at the picture's edge and went (the hand
+        # faded into the background, the table shows again), followed through its faint halo
+        # to the zone's border, touched the pile by that margin alone and held it up: the
+        # bundled demo's blue_3 was never seen.
+        out = {}
+        arms: set[int] = set()
+        for zone in self._zones.values():
+            reaching = set(np.unique(labels[zone.mask & changed]).tolist()) & edge if edge else set()
+            if reaching:
+                beyond = np.bincount(labels[~zone.mask], minlength=n)
+                reaching = {i for i in reaching if beyond[i] >= min_arm}
+            out[zone.name] = bool(reaching)
+            arms |= reaching
+        arm = np.isin(labels, sorted(arms)) if arms else np.zeros(mask.shape, bool)
+        return out, arm
+
+    def _changed(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, align: bool = False) -> tuple[int, np.ndarray]:
+        """How many zone pixels differ between two feature pictures (after a small shift if `align`)."""
+        import cv2
+
+        x0, y0, x1, y1 = zone.bbox
+        pa, pb = a[y0:y1, x0:x1], b[y0:y1, x0:x1]
+        m = zone.mask[y0:y1, x0:x1]
+        if align:
+            best = None
+            for dy in (-2, -1, 0, 1, 2):
+                for dx in (-2, -1, 0, 1, 2):
+                    shifted = np.roll(pb, (dy, dx), axis=(0, 1))
+                    d = (np.abs(pa - shifted).max(axis=2) > 1.0) & m
+                    d[:2, :] = d[-2:, :] = False
+                    d[:, :2] = d[:, -2:] = False
+                    c = int(d.sum())
+                    if best is None or c < best[0]:
+                        best = (c, d)
+            count, d = best
+        else:
+            d = (np.abs(pa - pb).max(axis=2) > 1.0) & m
+        d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        full = np.zeros(zone.mask.shape, np.uint8)
+        full[y0:y1, x0:x1] = d
+        return int(d.sum()), full
+
+    def _detect(self, frame: np.ndarray, zone_name: str) -> list:
+        self.detector_calls += 1
+        if getattr(self.detector, "reads_crops", False):
+            found = self._detect_crop(frame, zone_name)
+        else:
+            found = self.detector.detect(frame)
+        out = []
+        for d in found:
+            x1, y1, x2, y2 = d.box
+            if self._full_zones.contains(zone_name, (x1 + x2) / 2, (y1 + y2) / 2):
+                out.append(d)
+            elif zone_name == "discard" and self._share_inside(self._zones[zone_name], d.box) >= self.off_pile_share:
+                out.append(d)  # a card lying crooked, half off the pile, is still the pile's
+        return out
+
+    def _box_mask(self, box: tuple[float, float, float, float]) -> np.ndarray:
+        """A detection's box at work resolution, as a boolean picture."""
+        h, w = self._shape
+        s = self._scale
+        x1, y1 = int(max(0, box[0] * s)), int(max(0, box[1] * s))
+        x2, y2 = int(min(w, np.ceil(box[2] * s))), int(min(h, np.ceil(box[3] * s)))
+        out = np.zeros((h, w), bool)
+        out[y1:y2, x1:x2] = True
+        return out
+
+    def _share_inside(self, zone: _ZoneState, box: tuple[float, float, float, float]) -> float:
+        inside = self._box_mask(box)
+        return float((inside & zone.mask).sum()) / max(1, int(inside.sum()))
+
+    def _detect_crop(self, frame: np.ndarray, zone_name: str) -> list:
+        """Detect on the zone (plus a margin) only: a card is a small part of a table picture,
+        and a model with a small input size reads it far better from the crop."""
+        h, w = frame.shape[:2]
+        x1, y1, x2, y2 = self._full_zones.bbox(zone_name)
+        mx, my = (x2 - x1) * 0.2, (y2 - y1) * 0.2
+        cx1, cy1 = int(max(0, x1 - mx)), int(max(0, y1 - my))
+        cx2, cy2 = int(min(w, x2 + mx)), int(min(h, y2 + my))
+        if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+            return []
+        return [d.moved(cx1, cy1) for d in self.detector.detect(frame[cy1:cy2, cx1:cx2])]
+
+    def _start(self, frame: np.ndarray, feat: np.ndarray) -> None:
+        """First still picture: what is already on the table is not an event."""
+        self._started = True
+        for zone in self._zones.values():
+            zone.ref = feat
+            found = self._detect(frame, zone.name)
+            if zone.name == "reveal":
+                found = [d for d in found if d.confidence >= self.reveal_confidence]
+            if not found:
+                self._set_empty(zone, feat)
+            elif zone.name == "discard":
+                zone.pile = [_PileCard(found[0].card, None, tuple(found[0].box))]
+            zone.attempts = 0
+
+    def _set_empty(self, zone: _ZoneState, feat: np.ndarray) -> None:
+        """The zone as it looks now is the zone with no card on it."""
+        zone.empty = feat
+        zone.empty_colour = self._colour
+
+    # -- the discard pile ---------------------------------------------------------------------------
+    def _discard(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
+        visited, zone.visited = zone.visited, False
+        need = self.min_change * zone.area
+        count, change = self._changed(feat, zone.ref, zone)
+        if count < need:
+            # A hand went over the pile and left a small change: a card of the top card's
+            # colour laid almost where it lay changes little more than its symbol. Only the
+            # recognizer can tell, and only a different name counts (a nudge keeps the name).
+            if visited and count >= self.faint_change * need and zone.pile:
+                best = self._pick(self._detect(frame, "discard"), change)
+                if best is not None and best.card != zone.pile[-1].name:
+                    return self._settled(zone, best, feat, t)
+            zone.ref = feat  # nothing new: follow slow drift of light and shadow
+            zone.attempts = 0
+            return []
+        if self._changed(feat, zone.ref, zone, align=True)[0] < need:
+            zone.ref = feat  # the pile or the camera moved a little: no card
+            return []
+        if zone.pile and zone.pile[-1].before is not None and self._changed(feat, zone.pile[-1].before, zone, align=True)[0] < need:
+            return self._take_back(zone, feat, t)
+        if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
+            # The zone looks as it did with no card on it: the pile was cleared away. Nothing to
+            # name, and none of its cards can be taken back. (Whether the next card starts a
+            # hand is not the camera's to say: the referee knows.)
+            zone.pile = []
+            zone.ref = feat
+            return []
+        found = self._detect(frame, "discard")
+        best = self._pick(found, change)
+        if best is None:
+            zone.attempts += 1
+            if not found:
+                if zone.empty is None:  # first sight of the zone with no card in it
+                    self._set_empty(zone, feat)
+                    zone.pile = []
+                zone.ref = feat
+                zone.attempts = 0
+            elif zone.attempts >= self.max_attempts:
+                log.warning("a change on the discard pile at t=%.1f s could not be named", t)
+                zone.ref = feat
+                zone.attempts = 0
+            return []
+        return self._settled(zone, best, feat, t)
+
+    def _settled(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+        """`best` is the card now on top of a changed pile: the top card nudged or moved
+        (nothing), the card beneath it uncovered (a take-back), or a new card (a lay)."""
+        top = zone.pile[-1] if zone.pile else None
+        if top is not None and best.card == top.name:
+            if self._same_place(best.box, top.box) or self._moved(zone, top, best, feat):
+                top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
+                zone.ref = feat
+                zone.attempts = 0
+                return []
+        below = zone.pile[-2] if len(zone.pile) > 1 else None
+        if (top is not None and below is not None and best.card == below.name != top.name
+                and self._same_place(best.box, below.box) and not self._still_there(zone, top, best, feat)):
+            # the card beneath, where it lay: the top card was taken back, though the picture
+            # is not quite the one from before it came (light, a shadow, a nudge meanwhile)
+            return self._take_back(zone, feat, t)
+        return self._lay(zone, best, feat, t)
+
+    def _same_place(self, box, other: tuple[float, float, float, float] | None) -> bool:
+        return other is not None and box_iou(box, other) >= self.same_overlap
+
+    def _moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card was moved (held at the edge of the pile, then put down; pushed
+        straight) rather than a second card of its name laid. Where the top card lay and the
+        new box does not reach, a moved card leaves the pile as it was before the card came;
+        a second card leaves the first one showing there, as in the last settled picture.
+        The likelier of the two pictures wins; with no such place to look at, it is a new card."""
+        if top.before is None or top.box is None:
+            return False
+        uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
+        if int(uncovered.sum()) < 4:  # under a 2x2 patch of work pixels: noise, not a place
+            return False  # the new card hides where the old one lay: nothing tells them apart
+        gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
+        still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
+        return gone < still
+
+    def _still_there(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card still shows beyond `best`'s box: most of what its coming
+        changed there is as in the last settled picture. Then `best`, though named and placed
+        as the card beneath it, is a new card of that name laid where that one lay, not the
+        card beneath uncovered. With no such place to look at, it is not."""
+        if top.mark is None:
+            return False
+        beyond = top.mark & ~self._box_mask(best.box)
+        if int(beyond.sum()) < 4:  # under a 2x2 patch of work pixels: noise, not a place
+            return False
+        changed = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & beyond).sum())
+        return 2 * changed < int(beyond.sum())
+
+    def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
+        zone.pile.pop()
+        zone.ref = feat
+        zone.attempts = 0
+        return [{"type": "take_back", "t": round(t, 3)}]
+
+    def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+        """The card `best` names came to rest on the pile: a `lay`, with its readings. Whether
+        it is a flip or a play, and which reading, is the referee's call."""
+        mark = (np.abs(feat - zone.ref).max(axis=2) > 1.0) & zone.mask
+        zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box), mark))
+        zone.ref = feat
+        zone.attempts = 0
+        top = [[name, round(float(p), 4)] for name, p in best.readings()]
+        return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]
+
+    def _pick(self, found: list, change: np.ndarray):
+        """The detection the change is about: most of its box changed, best confidence first."""
+        if not found:
+            return None
+        best, best_score = None, 0.0
+        top_conf = max(d.confidence for d in found)
+        for d in found:
+            if d.confidence < 0.8 * top_conf:
+                continue  # a card peeking from under the top one
+            score = d.confidence * (0.2 + self._cover(change, d.box))
+            if score > best_score:
+                best, best_score = d, score
+        return best
+
+    def _cover(self, change: np.ndarray, box: tuple[float, float, float, float]) -> float:
+        """The share of the middle of `box` (half its width and height) that `change` marks:
+        a card that came changes its own face, not just the table around it."""
+        s = self._scale
+        h, w = change.shape
+        x1, y1, x2, y2 = (v * s for v in box)
+        mx, my = (x2 - x1) / 4, (y2 - y1) / 4
+        x1, x2 = int(max(0, x1 + mx)), int(min(w, x2 - mx + 1))
+        y1, y2 = int(max(0, y1 + my)), int(min(h, y2 - my + 1))
+        middle = change[y1:y2, x1:x2]
+        return float(middle.mean()) if middle.size else 0.0
+
+    # -- the reveal area ----------------------------------------------------------------------------
+    def _reveal(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
+        need = self.min_change * zone.area * 0.5
+        count, change = self._changed(feat, zone.ref, zone)
+        if count < need or self._changed(feat, zone.ref, zone, align=True)[0] < need:
+            zone.ref = feat
+            zone.reads = []
+            return []
+        if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
+            zone.ref = feat  # the shown cards were gathered up
+            self._set_empty(zone, feat)  # the empty area as it looks now (light and shadow drift)
+            zone.shown, zone.shown_boxes = [], []
+            zone.reads = []
+            return []
+        if zone.shown_boxes and zone.empty_colour is not None:
+            change = self._colour_change(zone)
+            if all(self._cover(change, box) < self.reveal_cover for box in zone.shown_boxes):
+                zone.shown, zone.shown_boxes = [], []  # where the shown cards lay, the area is empty again
+        found = self._revealed(zone, self._detect(frame, "reveal"))
+        if not found:
+            zone.attempts += 1
+            if zone.attempts >= self.max_attempts:
+                zone.ref = feat
+                zone.attempts = 0
+                zone.reads = []
+                if zone.empty is None:
+                    self._set_empty(zone, feat)
+            return []
+        zone.reads.append([d.card for d in found])
+        cards = self._agreed(zone.reads)
+        if cards is None:
+            return []  # zone.ref kept: the next still frame reads the cards again
+        zone.ref = feat
+        zone.attempts = 0
+        zone.reads = []
+        if sorted(cards) == sorted(zone.shown):
+            return []  # the same cards, straightened or nudged: already reported
+        if zone.shown_boxes and all(any(self._same_place(d.box, box) for box in zone.shown_boxes) for d in found):
+            # Every card lies where a shown card lay (boxes overlapping as two boxes of one card
+            # do, as on the pile): the cards shown, read again (one read differently, or some
+            # gathered up already). A reveal is scored at once; only a card laid in a new
+            # place makes a new one.
+            return []
+        zone.shown = cards
+        zone.shown_boxes = [tuple(d.box) for d in found]
+        return [{"type": "reveal", "cards": cards, "t": round(t, 3)}]
+
+    def _revealed(self, zone: _ZoneState, found: list) -> list:
+        """The detections in the reveal area that are cards laid there, left to right: each
+        read with `reveal_confidence` or more, where the area changed since it was last seen
+        empty, and one detection per card.
+
+        A finely patterned table (honeycomb) gives the recognizer weak "cards" in the empty
+        area, and a revealed card now and then a second, weaker box of its own: both made
+        reveals of cards nobody laid, and a reveal is scored at once."""
+        found = [d for d in found if d.confidence >= self.reveal_confidence]
+        if zone.empty_colour is not None and found:
+            # Where the area looks as it did empty, nothing was laid: a card's face differs in
+            # colour from the table (by as much as an arm does) over nearly all the middle of
+            # its box. Colour, not the edge features: a yellow card on yellow felt changes few
+            # edges in its middle, but its white oval and symbol differ in colour all the same.
+            # Compared at the best small shift, as a bumped camera is.
+            # A box read at `reveal_sure` or more is a card wherever it lies: no box of no card
+            # and no second box of a card reached that on the rendered bench, and on a light
+            # table a card's colour differs from it over less of its middle.
+            change = self._colour_change(zone)
+            found = [d for d in found if d.confidence >= self.reveal_sure or self._cover(change, d.box) >= self.reveal_cover]
+        cards: list = []
+        for d in sorted(found, key=lambda d: -d.confidence):
+            if not any(self._one_card(d, other) for other in cards):
+                cards.append(d)
+        return sorted(cards, key=lambda d: (d.box[0] + d.box[2]) / 2)  # left to right, as laid
+
+    def _colour_change(self, zone: _ZoneState) -> np.ndarray:
+        """Where the zone's colour differs from the empty zone's by as much as an arm differs
+        from the table (`occlusion_level`), at the small shift that fits best."""
+        level = self.occlusion_level
+        return self._changed(self._colour / level, zone.empty_colour / level, zone, align=True)[1]
+
+    def _one_card(self, weaker, stronger) -> bool:
+        """Whether `weaker` is a second box of the card `stronger` boxes: most of the smaller of
+        the two boxes lies inside the other. Revealed cards laid side by side overlap far
+        less; two cards fanned closer than that count as two only when both are read surely."""
+        a, b = weaker.box, stronger.box
+        inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+        smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+        if smaller <= 0 or inter < self.reveal_inside * smaller:
+            return False
+        return min(weaker.confidence, stronger.confidence) < self.reveal_sure
+
+    def _agreed(self, reads: list[list[str]]) -> list[str] | None:
+        """The cards once two readings agree (the latest, in its left-to-right order); after
+        `max_reads` readings, no two alike, the latest: the cards have had longest to settle."""
+        key = sorted(reads[-1])
+        if sum(sorted(r) == key for r in reads) >= 2 or len(reads) >= self.max_reads:
+            return reads[-1]
+        return None

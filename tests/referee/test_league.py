@@ -1,0 +1,192 @@
+"""League night (rules.md, "Victory points and league night"): victory points per placing,
+the league table, the store's migration, the CLI and the JSON API."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+
+from companion.cli import main
+from companion.referee.engine import replay
+from companion.referee.league import (LeagueError, game_result, league_standings, parse_victory_points,
+                              standings, standings_csv)
+from companion.referee.service import Referee
+from companion.referee.simulate import simulate_games
+from companion.referee.store import SCHEMA_VERSION, EventStore
+
+# The schema as the previous version (main before leagues, user_version 2) wrote it.
+OLD_SCHEMA_V2 = """
+CREATE TABLE games (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+    time REAL NOT NULL, accepted INTEGER NOT NULL, source TEXT NOT NULL DEFAULT '',
+    line TEXT NOT NULL, request_id TEXT, PRIMARY KEY (game_id, seq));
+CREATE UNIQUE INDEX events_request ON events(request_id) WHERE request_id IS NOT NULL;
+PRAGMA user_version=2;
+"""
+
+
+def result(placings, scores, winner=None):
+    return {"placings": placings, "scores": scores, "winner": winner or placings[0]}
+
+
+def test_victory_points_follow_the_placings_and_the_table_sorts_by_the_rulebook():
+    games = [
+        ("g1", result(["Ann", "Bob", "Cid", "Dee"], {"Ann": 520, "Bob": 300, "Cid": 100, "Dee": 0})),
+        ("g2", result(["Bob", "Ann", "Dee", "Cid"], {"Ann": 200, "Bob": 505, "Cid": 10, "Dee": 90})),
+        ("g3", None),  # unfinished: no points
+        ("g4", result(["Cid", "Dee", "Ann", "Bob"], {"Ann": 50, "Bob": 40, "Cid": 500, "Dee": 60})),
+    ]
+    table = standings(games, [12, 6, 2, 0])
+    rows = {r["player"]: r for r in table["table"]}
+    assert rows["Ann"]["victory_points"] == 12 + 6 + 2 and rows["Bob"]["victory_points"] == 6 + 12
+    assert [r["player"] for r in table["table"]] == ["Ann", "Bob", "Cid", "Dee"]
+    assert rows["Cid"]["games_won"] == 1 and rows["Cid"]["game_points"] == 610
+    assert table["unfinished"] == ["g3"] and len(table["games"]) == 3
+    assert table["series"]["Ann"] == [12, 18, 20] and table["series"]["Dee"] == [0, 2, 8]
+
+
+def test_league_ties_go_to_games_won_then_game_points():
+    games = [("g1", result(["Ann", "Bob"], {"Ann": 500, "Bob": 400})),
+             ("g2", result(["Bob", "Ann"], {"Ann": 100, "Bob": 501}))]
+    table = standings(games, [10, 10])  # everyone 20 VP, one win each: game points decide
+    assert [r["player"] for r in table["table"]] == ["Bob", "Ann"]
+    assert [r["rank"] for r in table["table"]] == [1, 2]
+
+
+def test_two_winner_preset_and_places_past_the_list_score_zero():
+    assert parse_victory_points("two_winners") == [10, 6, 4, 0]
+    table = standings([("g", result(list("ABCDEF"), {}))], [12, 6])
+    assert [r["victory_points"] for r in table["table"]] == [12, 6, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("value, message", [
+    ([12, 6, "x"], "list of 1-10 whole numbers"), ([], "list of 1-10"), ([2, 6], "must not rise"),
+    ("three", "not one of one_winner, two_winners"), ([True], "whole numbers"), ({"a": 1}, "list"),
+])
+def test_bad_victory_points_are_one_line_errors(value, message):
+    with pytest.raises(LeagueError, match=message):
+        parse_victory_points(value)
+
+
+def test_engine_placings_follow_scoring_and_tie_breaks():
+    log = list(simulate_games(4, 1, 3, {"hands": 1}, mistakes=False))
+    state = replay(log).state
+    assert state["waiting_for"] == "game_over"
+    assert state["placings"][0] == state["game_winner"] and len(state["placings"]) == 4
+    scores = {p["name"]: p["score"] for p in state["players"]}
+    assert [scores[n] for n in state["placings"]] == sorted(scores.values(), reverse=True)
+    assert game_result(state)["winner"] == state["game_winner"]
+    assert replay(log[:-1]).state["placings"] == []
+
+
+# ------------------------------------------------------------------ the store
+def old_store(path):
+    """A store as the previous version left it: two games, one finished."""
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA_V2)
+    for n, game in enumerate(("g-old-1", "g-old-2")):
+        log = list(simulate_games(3, 1, n, {"hands": 1}, mistakes=False))
+        db.execute("INSERT INTO games (id, created, finished) VALUES (?, ?, ?)", (game, 1.0 + n, 1))
+        db.executemany("INSERT INTO events (game_id, seq, time, accepted, source, line, request_id) "
+                       "VALUES (?, ?, ?, 1, 'phone', ?, ?)",
+                       [(game, i, 2.0, json.dumps(ev), f"req-{n}-{i:05d}") for i, ev in enumerate(log)])
+    db.commit()
+    db.close()
+
+
+def test_migration_from_the_previous_schema_keeps_every_game_and_event(tmp_path):
+    path = tmp_path / "games.db"
+    old_store(path)
+    before = sqlite3.connect(path).execute("SELECT game_id, seq, line, request_id FROM events "
+                                           "ORDER BY game_id, seq").fetchall()
+    with EventStore(path) as store:
+        assert store.leagues() == []
+        assert [g["id"] for g in store.games()] == ["g-old-1", "g-old-2"]
+        assert store.find_request("req-1-00003")["seq"] == 3
+        league_id = store.new_league("Thursday", [12, 6, 2, 0])
+        store.add_to_league(league_id, "g-old-1")
+        store.add_to_league(league_id, "g-old-2")
+        table = league_standings(store, league_id)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    after = db.execute("SELECT game_id, seq, line, request_id FROM events ORDER BY game_id, seq").fetchall()
+    assert after == before and len(before) > 50
+    assert len(table["games"]) == 2 and sum(r["games_won"] for r in table["table"]) == 2
+
+
+def test_migrated_store_opened_again_is_unchanged(tmp_path):
+    path = tmp_path / "games.db"
+    old_store(path)
+    with EventStore(path) as store:
+        league_id = store.new_league("A", [3, 1])
+    with EventStore(path) as store:
+        assert store.leagues()[0]["id"] == league_id and store.leagues()[0]["victory_points"] == [3, 1]
+
+
+def test_games_started_while_a_league_is_open_join_it(tmp_path):
+    store = EventStore(tmp_path / "games.db")
+    referee = Referee(store)
+    for ev in simulate_games(3, 1, 1, {"hands": 1}, mistakes=False):
+        referee.submit(ev, source="test")  # before the league: not in it
+    before = referee.game_id
+    league_id = store.new_league("Evening", [12, 6, 2, 0])
+    for seed in (2, 3, 4):
+        for ev in simulate_games(3, 1, seed, {"hands": 1}, mistakes=False):
+            referee.submit(ev, source="test")
+    games = store.league_games(league_id)
+    assert len(games) == 3 and before not in games
+    table = league_standings(store, league_id)
+    assert len(table["games"]) == 3 and sum(r["victory_points"] for r in table["table"]) == 3 * (12 + 6 + 2)
+    store.close_league(league_id)
+    for ev in simulate_games(3, 1, 5, {"hands": 1}, mistakes=False):
+        referee.submit(ev, source="test")
+    assert len(store.league_games(league_id)) == 3
+
+
+def test_a_new_league_closes_the_open_one(tmp_path):
+    store = EventStore(tmp_path / "games.db")
+    first = store.new_league("one", [1])
+    store.new_league("two", [1])
+    assert [entry["closed"] for entry in store.leagues()] == [True, False]
+    assert store.league(first)["closed"]
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_league_and_export_league_csv(tmp_path, capsys):
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "Thursday club", "--victory-points", "10,6,4,0", "--db", str(db)]) == 0
+    referee = Referee(EventStore(db))
+    for seed in (1, 2, 3):
+        for ev in simulate_games(4, 1, seed, {"hands": 1}, mistakes=False):
+            referee.submit(ev, source="test")
+    referee.store.close()
+    out = tmp_path / "league.csv"
+    assert main(["export", "--league", "--db", str(db), str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 4 and list(rows[0])[:6] == ["rank", "player", "victory_points", "games",
+                                                    "games_won", "game_points"]
+    assert sum(int(r["victory_points"]) for r in rows) == 3 * 20
+    assert sum(int(r["g1"]) for r in rows) == 20 and rows[0]["rank"] == "1"
+    capsys.readouterr()
+    assert main(["league", "show", "--db", str(db)]) == 0
+    assert "Thursday club" in capsys.readouterr().out
+    assert main(["league", "show", "nope", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "no league 'nope'" in err and err.count("\n") == 1
+
+
+def test_cli_export_league_without_leagues_is_one_line(tmp_path, capsys):
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    assert main(["export", "--league", "--db", str(db), str(tmp_path / "x.csv")]) == 2
+    assert "holds no league yet" in capsys.readouterr().err
+
+
+def test_standings_csv_has_a_column_per_game():
+    text = standings_csv(standings([("g1", result(["A", "B"], {"A": 1, "B": 0}))], [5, 1]))
+    assert text.splitlines() == ["rank,player,victory_points,games,games_won,game_points,g1",
+                                 "1,A,5,1,1,1,5", "2,B,1,1,0,0,1"]

@@ -1,0 +1,185 @@
+"""`uno-companion replay`, `export` and `import` as a user runs them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.data import EXAMPLE_LOG
+from companion.referee.engine import replay
+from companion.referee.store import EventStore
+
+STATE_KEYS = {
+    "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",
+    "game_winner", "notices",
+}
+NOTICE_KINDS = {
+    "illegal_play", "uno_called", "uno_penalty", "catch_void", "challenge_upheld",
+    "challenge_failed", "penalty_draw", "hand_won", "game_won", "count_mismatch", "rejected",
+    "reshuffle",
+}
+OPENING = [
+    '{"type": "game", "players": ["Ann", "Bob", "Cid"]}',
+    '{"type": "deal", "dealer": "Ann"}',
+    '{"type": "flip", "card": "red_5"}',
+]
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_replay_example_prints_a_readable_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(EXAMPLE_LOG)]) == 0
+    out = capsys.readouterr().out
+    assert "3 players, hand 2, 71 events; rules: target=200" in out
+    assert "Ann         0    324          2  (game winner)" in out
+    assert "Waiting for: game_over" in out
+    assert "Game winner: Ann" in out
+    assert "[18] challenge_upheld: Cid held a playable colour" in out
+    assert "[28] uno_penalty: Ann did not call UNO: draws 2" in out
+    assert "Hand 1: won by Ann (Ann +183)" in out
+
+
+def test_replay_example_has_no_rejected_line() -> None:
+    state = replay(EXAMPLE_LOG.read_text(encoding="utf-8").splitlines()).state
+    assert not [n for n in state["notices"] if n["kind"] == "rejected"]
+    kinds = {n["kind"] for n in state["notices"]}
+    # The example shows the referee at work: it must keep covering these.
+    assert {"challenge_upheld", "uno_called", "uno_penalty", "illegal_play", "hand_won",
+            "game_won", "penalty_draw"} <= kinds
+
+
+def test_replay_json_prints_the_state_object_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--json", str(EXAMPLE_LOG)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == replay(EXAMPLE_LOG.read_text(encoding="utf-8").splitlines()).state
+    assert STATE_KEYS <= printed.keys()
+    assert set(printed["players"][0]) == {"name", "cards", "score", "hands_won"}
+    assert printed["direction"] in ("clockwise", "counterclockwise")
+    for notice in printed["notices"]:
+        assert set(notice) == {"event", "kind", "player", "message"}
+        assert notice["kind"] in NOTICE_KINDS
+
+
+def test_replay_json_mid_hand_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _write(tmp_path / "log.jsonl", OPENING + ['{"type": "play", "card": "red_7"}'])
+    assert main(["replay", str(log), "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert {k: state[k] for k in STATE_KEYS} == {
+        "players": [
+            {"name": "Ann", "cards": 7, "score": 0, "hands_won": 0},
+            {"name": "Bob", "cards": 6, "score": 0, "hands_won": 0},
+            {"name": "Cid", "cards": 7, "score": 0, "hands_won": 0},
+        ],
+        "dealer": "Ann", "turn": "Cid", "direction": "clockwise", "top": "red_7",
+        "color": "red", "waiting_for": "play", "hand_winner": None, "game_winner": None,
+        "notices": [],
+    }
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    [
+        "this is not json",
+        '{"type": "play", "card": "red_77"}',
+        '{"type": "dance"}',
+        '["a", "list"]',
+        '{"type": "pass"}',  # does not fit: nobody drew
+    ],
+)
+def test_replay_bad_line_is_rejected_and_replay_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: str
+) -> None:
+    log = _write(tmp_path / "log.jsonl", OPENING + [bad_line, '{"type": "play", "card": "red_7"}'])
+    assert main(["replay", "--json", str(log)]) == 0
+    state = json.loads(capsys.readouterr().out)
+    rejected = [n for n in state["notices"] if n["kind"] == "rejected"]
+    assert [n["event"] for n in rejected] == [3]
+    assert rejected[0]["message"]
+    assert state["top"] == "red_7" and state["turn"] == "Cid"  # the line after it counted
+
+
+def test_replay_rejected_line_shows_in_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _write(tmp_path / "log.jsonl", OPENING + ['{"type": "play", "card": "red_77"}'])
+    assert main(["replay", str(log)]) == 0
+    assert "[3] rejected: unknown card 'red_77': did you mean" in capsys.readouterr().out
+
+
+def test_replay_empty_log_says_no_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _write(tmp_path / "log.jsonl", [])
+    assert main(["replay", str(log)]) == 0
+    assert "No game yet" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: d / "missing.jsonl",
+        lambda d: d,  # a folder
+        lambda d: (d / "bin.jsonl", (d / "bin.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe"))[0],
+    ],
+    ids=["missing", "folder", "binary"],
+)
+def test_replay_unreadable_file_exits_2_with_one_line(tmp_path: Path, make) -> None:
+    path = make(tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "replay", str(path)],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert run.stderr.startswith("uno-companion replay: ") and str(path) in run.stderr
+
+
+def test_export_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "table.db"
+    assert main(["import", "--db", str(db), str(EXAMPLE_LOG)]) == 0
+    assert "71 events (0 rejected), finished" in capsys.readouterr().out
+    out = tmp_path / "out.jsonl"
+    assert main(["export", "--db", str(db), str(out)]) == 0
+    assert "71 events" in capsys.readouterr().out
+    original = [json.loads(line) for line in EXAMPLE_LOG.read_text().splitlines()]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == original
+    assert main(["export", "--db", str(db), "--list"]) == 0
+    assert "finished" in capsys.readouterr().out
+    assert main(["export", "--db", str(db), "-"]) == 0  # to stdout, for a pipe
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == original
+
+
+def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
+    db = tmp_path / "table.db"
+    log = _write(tmp_path / "log.jsonl", OPENING + ["garbage", "", '{"type": "play", "card": "red_7"}'])
+    assert main(["import", "--db", str(db), str(log)]) == 0
+    with EventStore(db) as store:
+        game = store.last_unfinished()
+        assert game is not None
+        rows = store.rows(game)
+    assert [r["accepted"] for r in rows] == [True, True, True, False, False, True]
+    assert rows[3]["line"] == "garbage" and rows[4]["line"] == ""
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["export", "--db", "{d}/none.db", "{d}/o.jsonl"], "no event store at"),
+        (["export", "--db", "{d}/t.db", "--game", "nope", "{d}/o.jsonl"], "no game 'nope'"),
+        (["import", "--db", "{d}/t.db", "{d}/missing.jsonl"], "no such file"),
+        (["export", "--db", "{d}/t.db"], "name the file to write"),
+    ],
+)
+def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], message: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with EventStore(tmp_path / "t.db") as store:
+        store.append(store.new_game(), OPENING[0], True)
+    code = main([a.format(d=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o.jsonl").exists()
+    assert not (tmp_path / "none.db").exists()  # export never creates a database

@@ -1,0 +1,402 @@
+"""The event store: SQLite rows for every event, restore of the last game, JSON Lines in/out."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from companion.referee.engine import replay
+from companion.errors import InputFileError
+from companion.referee.service import Referee
+from companion.referee.simulate import simulate_games
+from companion.referee.store import EventStore, StoreError, default_db_path, read_jsonl
+
+GAME = {"type": "game", "players": ["Ann", "Bob", "Cid"]}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> EventStore:
+    with EventStore(tmp_path / "table.db") as s:
+        yield s
+
+
+def test_store_runs_in_wal_mode_with_full_sync(store: EventStore) -> None:
+    assert store.journal_mode == "wal"
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    # WAL is a property of the file: a second connection sees it too.
+    other = sqlite3.connect(store.path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other.close()
+
+
+def test_store_append_numbers_events_from_zero_per_game(store: EventStore) -> None:
+    a, b = store.new_game(), store.new_game()
+    assert [store.append(a, GAME, True), store.append(a, {"type": "deal"}, True)] == [0, 1]
+    assert store.append(b, GAME, True) == 0
+    assert store.events(a) == [GAME, {"type": "deal"}]
+
+
+def test_store_keeps_rejected_and_unparsable_lines(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True, source="phone")
+    store.append(game, {"type": "pass"}, False, source="phone")
+    store.append(game, "this is not json", False, source="import")
+    rows = store.rows(game)
+    assert [r["accepted"] for r in rows] == [True, False, False]
+    assert [r["source"] for r in rows] == ["phone", "phone", "import"]
+    assert rows[2]["line"] == "this is not json"
+    assert all(r["time"] > 0 for r in rows)
+
+
+def test_store_rows_are_committed_for_other_readers(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True)
+    # A separate connection (another process after a crash) reads the row at once.
+    other = sqlite3.connect(store.path)
+    assert other.execute("SELECT line FROM events").fetchall() == [(json.dumps(GAME, separators=(",", ":")),)]
+    other.close()
+
+
+def test_store_last_unfinished_is_the_newest_game_until_it_is_over(store: EventStore) -> None:
+    assert store.last_unfinished() is None
+    old = store.new_game()
+    store.append(old, GAME, True)
+    assert store.last_unfinished() == old
+    new = store.new_game()
+    store.append(new, GAME, True)
+    assert store.last_unfinished() == new
+    store.append(new, {"type": "points", "player": "Ann", "points": 3}, True, finished=True)
+    # The abandoned older game is not brought back once the newer one finished.
+    assert store.last_unfinished() is None
+    store.set_finished(new, False)  # e.g. an undo of the last scoring
+    assert store.last_unfinished() == new
+
+
+def test_store_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with EventStore(path) as s:
+        game = s.new_game()
+        s.append(game, GAME, True)
+    with EventStore(path) as s:
+        assert s.last_unfinished() == game
+        assert s.events(game) == [GAME]
+        assert s.append(game, {"type": "deal", "dealer": "Ann"}, True) == 1
+
+
+def test_store_failed_write_changes_nothing(store: EventStore) -> None:
+    game = store.new_game()
+    store.append(game, GAME, True)
+    # A second writer holding the lock makes our write fail (like a full or broken disk).
+    blocker = sqlite3.connect(store.path, timeout=0)
+    blocker.execute("BEGIN EXCLUSIVE")
+    store._db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(StoreError, match="nothing was changed"):
+        store.append(game, {"type": "deal"}, True)
+    blocker.rollback()
+    blocker.close()
+    assert store.events(game) == [GAME]
+    assert store.append(game, {"type": "deal"}, True) == 1
+
+
+@pytest.mark.parametrize(
+    "make_bad",
+    [
+        lambda p: p.write_bytes(b"this is not a database, just text" * 100),
+        lambda p: p.mkdir(),
+    ],
+    ids=["not-a-database", "a-folder"],
+)
+def test_store_unopenable_file_is_one_line_error(tmp_path: Path, make_bad) -> None:
+    path = tmp_path / "bad.db"
+    make_bad(path)
+    with pytest.raises(StoreError) as err:
+        EventStore(path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_store_default_path_follows_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("UNO_COMPANION_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_db_path() == tmp_path / "xdg" / "uno-companion" / "games.db"
+    monkeypatch.setenv("UNO_COMPANION_DB", str(tmp_path / "mine.db"))
+    assert default_db_path() == tmp_path / "mine.db"
+
+
+def test_store_export_writes_every_line_in_order(store: EventStore, tmp_path: Path) -> None:
+    game = store.new_game()
+    lines = [GAME, {"type": "deal", "dealer": "Ann"}, "oops", {"type": "flip", "card": "red_7"}]
+    for line in lines:
+        store.append(game, line, line != "oops")
+    out = tmp_path / "out.jsonl"
+    store.export_jsonl(game, out)
+    assert read_jsonl(out) == [json.dumps(GAME, separators=(",", ":")),
+                               '{"type":"deal","dealer":"Ann"}', "oops",
+                               '{"type":"flip","card":"red_7"}']
+
+
+def test_store_export_unknown_game_is_an_error(store: EventStore, tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no game 'nope'"):
+        store.export_jsonl("nope", tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b'{"a":1}\n{"b":2}\n', ['{"a":1}', '{"b":2}']),
+        (b'{"a":1}\n\n{"b":2}', ['{"a":1}', "", '{"b":2}']),  # blank lines count as events
+        (b'\xef\xbb\xbf{"a":1}\r\n', ['{"a":1}']),  # BOM and CRLF from a Windows editor
+        (b"", []),
+    ],
+)
+def test_read_jsonl_keeps_line_positions(tmp_path: Path, content: bytes, expected: list) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(content)
+    assert read_jsonl(path) == expected
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.write_bytes(b"\xff\xfe\x00garbage\xff"), "not a UTF-8 text file"),
+    ],
+    ids=["missing", "folder", "binary"],
+)
+def test_read_jsonl_unreadable_is_one_line_error(tmp_path: Path, setup, message: str) -> None:
+    path = tmp_path / "log.jsonl"
+    setup(path)
+    with pytest.raises(InputFileError, match=message) as err:
+        read_jsonl(path)
+    assert err.value.exit_code == 2 and "\n" not in str(err.value)
+
+# -- the store against the engine: what was stored replays to what was announced ----------
+
+RULE_SETS = [
+    None,
+    {"stacking": True, "jump_in": True},
+    {"seven_zero": True, "draw_until_playable": True},
+    {"deck": "modern", "scoring": "lowest_wins", "target": 150},
+    {"uno_catch": "players", "uno_penalty": 4, "first_card": "number_only"},
+]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 6),
+    hands=st.integers(1, 2),
+    rules=st.sampled_from(RULE_SETS),
+)
+def test_store_replay_equals_live_state(tmp_path_factory: pytest.TempPathFactory, seed: int,
+                                       players: int, hands: int, rules: dict | None) -> None:
+    path = tmp_path_factory.mktemp("prop") / "table.db"
+    live: list = []
+    with EventStore(path) as store:
+        referee = Referee(store)
+        games = 0
+        for event in simulate_games(players, hands, seed, rules, table=live):
+            games += event["type"] == "game"
+            referee.submit(event, "simulate")
+        state, game_id = referee.state, referee.game_id
+        assert game_id is not None
+        stored = store.events(game_id)
+        assert len(store.games()) == games
+        # What was stored replays to exactly what the referee announced, notices included.
+        assert replay(stored).state == state
+        if games == 1:
+            assert live[0].state == state  # and to what the simulator's own table saw
+        assert all(row["accepted"] for row in store.rows(game_id))
+        # Export and import give the same game back under a new id.
+        out = path.with_suffix(".jsonl")
+        store.export_jsonl(game_id, out)
+        copy = store.import_jsonl(out)
+        assert copy != game_id and store.events(copy) == stored
+        assert replay(store.events(copy)).state == state
+    # A restart restores the game if it is unfinished (the import is now the newest game).
+    with EventStore(path) as again:
+        restored = Referee(again)
+        if state["waiting_for"] == "game_over":
+            assert restored.game_id is None and restored.state["waiting_for"] == "game"
+        else:
+            assert restored.game_id == copy and restored.state == state
+
+
+def test_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    EventStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version=99")
+    db.close()
+    with pytest.raises(StoreError, match="newer uno-companion"):
+        EventStore(path)
+
+
+# -- the season is safe: integrity check, read-only fallback, disk full, backups (issue 22) ------
+
+
+def _damaged_store(path: Path) -> str:
+    """A store of 400 events whose file then has one page overwritten; returns its game id."""
+    store = EventStore(path)
+    game = store.new_game()
+    for _ in range(400):
+        store.append(game, {"type": "draw", "note": "x" * 200}, True)
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    with open(path, "r+b") as f:
+        f.seek(4096 * 5 + 10)
+        f.write(b"\xff" * 300)
+    return game
+
+
+def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, caplog) -> None:
+    path = tmp_path / "games.db"
+    _damaged_store(path)
+    store = EventStore(path)
+    assert "failed its integrity check" in store.read_only and "uno-companion restore" in store.read_only
+    referee = Referee(store)  # the page still comes up, with no game
+    with pytest.raises(StoreError) as err:
+        referee.submit(GAME, source="host")
+    assert "\n" not in str(err.value) and "read-only" in str(err.value)
+    assert referee.state["players"] == [] and referee.events == []
+    assert any("integrity check" in r.getMessage() for r in caplog.records)
+
+
+def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp_path: Path, monkeypatch,
+                                                                              caplog) -> None:
+    import sqlite3
+
+    path = tmp_path / "games.db"
+    referee = Referee(EventStore(path))
+    referee.submit(GAME)
+    referee.submit({"type": "deal", "dealer": "Ann"})
+    played = referee.events
+    referee.store.close()
+    # The card went read-only (an SD card does this when it wears out): every connection
+    # SQLite opens on the file can read and never write, as a root test process cannot
+    # otherwise arrange with file modes.
+    real_connect = sqlite3.connect
+
+    def read_only_card(database, *args, **kwargs):
+        if not kwargs.get("uri"):
+            database, kwargs["uri"] = f"file:{database}?mode=ro", True
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr("companion.referee.store.sqlite3.connect", read_only_card)
+    store = EventStore(path)
+    assert "cannot be written" in store.read_only and "uno-companion restore" in store.read_only
+    assert store.events(referee.game_id) == played  # the season can still be seen and exported
+    again = Referee(store)
+    with pytest.raises(StoreError) as err:
+        again.submit({"type": "flip", "card": "red_5"}, source="host")
+    assert "\n" not in str(err.value) and "read-only" in str(err.value)
+    assert store.events(referee.game_id) == played  # nothing half-written
+    assert any("cannot be written" in r.getMessage() for r in caplog.records)
+
+
+def test_a_sound_store_passes_the_check(store: EventStore) -> None:
+    assert store.read_only == ""
+
+
+def test_disk_full_refuses_the_event_and_changes_nothing(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "games.db")
+    referee = Referee(store)
+    referee.submit(GAME)
+    referee.submit({"type": "deal", "dealer": "Ann"})
+    events = referee.events
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")  # the card is full: SQLITE_FULL
+    with pytest.raises(StoreError) as err:
+        for _ in range(50):  # the next page the log needs cannot be had
+            referee.submit({"type": "flip", "card": "red_5", "note": "y" * 3000})
+    assert "full" in str(err.value) and "\n" not in str(err.value)
+    stored = store.events(referee.game_id)
+    assert referee.events == stored  # what the table shows is exactly what is on disk
+    store._db.execute("PRAGMA max_page_count=1073741823")  # space again: the table goes on
+    referee.submit({"type": "draw"})
+    assert EventStore(tmp_path / "games.db").events(referee.game_id) == referee.events
+    assert events == stored[:2]
+
+
+def _finish_a_hand(referee: Referee) -> None:
+    for event in (GAME, {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"}):
+        referee.submit(event)
+    # Ann goes out at once (a table that dealt her one card is not needed: the engine takes
+    # a reveal of everyone else's points to end the hand)
+    referee.submit({"type": "game", "players": ["Ann", "Bob"], "rules": {"hand_size": 1}})
+    referee.submit({"type": "deal", "dealer": "Bob"})
+    referee.submit({"type": "flip", "card": "red_5"})
+    referee.submit({"type": "play", "card": "red_7"})
+    referee.submit({"type": "points", "player": "Bob", "points": 9})
+
+
+def test_a_backup_is_made_after_every_finished_hand_and_restore_puts_it_back(tmp_path: Path, capsys) -> None:
+    from companion.backup import Backups, list_backups
+    from companion.cli import main as cli
+
+    db = tmp_path / "games.db"
+    store = EventStore(db)
+    backups = Backups(db, keep=3)
+    referee = Referee(store, backups=backups)
+    _finish_a_hand(referee)
+    backups.wait()
+    assert referee.state["history"], referee.state["notices"][-3:]
+    made = list_backups(db)
+    assert len(made) == 1
+    good_events = referee.events
+    referee.submit({"type": "deal", "dealer": "Ann"})  # after the backup
+    store.close()
+    assert cli(["restore", "--db", str(db)]) == 0
+    listing = capsys.readouterr().out
+    assert made[0].name in listing and "events" in listing
+    assert cli(["restore", "1", "--db", str(db)]) == 0
+    assert "restored" in capsys.readouterr().out
+    with EventStore(db) as again:
+        game = again.latest_game()
+        assert again.events(game) == good_events
+    assert any("before-restore" in p.name for p in list_backups(db))
+
+
+def test_backups_keep_the_last_n(tmp_path: Path) -> None:
+    from companion.backup import list_backups, make_backup
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    for _ in range(5):
+        make_backup(db, keep=3)
+    assert len(list_backups(db)) == 3
+
+
+def test_restore_refuses_while_a_companion_has_the_store(tmp_path: Path) -> None:
+    from companion.backup import BackupError, StoreLock, make_backup, restore
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    backup = make_backup(db)
+    lock = StoreLock(db)
+    assert lock.acquire()
+    with pytest.raises(BackupError, match="in use"):
+        restore(db, backup)
+    lock.release()
+    restore(db, backup)
+
+
+def test_a_store_of_schema_1_gains_request_ids(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE games (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+        created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, time REAL NOT NULL,
+        accepted INTEGER NOT NULL, source TEXT NOT NULL DEFAULT '', line TEXT NOT NULL, PRIMARY KEY (game_id, seq));
+        INSERT INTO games (id, created) VALUES ('g1', 0);
+        INSERT INTO events VALUES ('g1', 0, 0, 1, 'phone', '{"type":"game","players":["Ann","Bob"]}');
+        PRAGMA user_version=1;""")
+    db.close()
+    with EventStore(path) as store:
+        assert store.events("g1")[0]["type"] == "game"
+        store.append("g1", {"type": "deal"}, True, request_id="abc12345")
+        assert store.find_request("abc12345")["seq"] == 1

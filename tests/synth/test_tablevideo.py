@@ -1,0 +1,135 @@
+"""The table-video generator: legal sessions, files, truth, and the shipped demo."""
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from companion.cli import main as cli
+from companion.referee.engine import replay
+from companion.synth.tablevideo import (
+    Step,
+    VideoSpec,
+    legal_session,
+    make_video,
+    plan_session,
+)
+from companion.vision.truth import TruthDetector, read_truth
+
+DEMO = "companion/data/demo"
+
+
+def _lines(steps):
+    return [line for step in steps for line in (*step.before, *step.lines)]
+
+
+def test_plan_session_lays_enough_cards_with_identical_pairs():
+    steps = plan_session(60, seed=3)
+    laid = [s.card for s in steps if s.kind in ("flip", "play")]
+    assert len(laid) >= 60
+    assert any(a == b for a, b in zip(laid, laid[1:]))  # the same card twice in a row happens
+    assert any(s.kind == "take_back" for s in steps)
+
+
+def test_legal_session_replays_without_rejections():
+    table = replay(_lines(legal_session(1, players=4, seed=3)))
+    assert not [n for n in table.state["notices"] if n["kind"] == "rejected"]
+    assert table.state["hand_winner"]
+
+
+def test_make_video_writes_a_readable_video_and_its_truth(tmp_path, repo_root):
+    steps = [
+        Step("none", lines=[{"type": "game", "players": ["Ann", "Bob", "Cleo"]}]),
+        Step("flip", seat=0, card="red_3", lines=[{"type": "flip", "card": "red_3"}]),
+        Step("play", seat=1, card="red_3", lines=[{"type": "play", "card": "red_3"}, {"type": "uno", "player": "Bob"}]),
+    ]
+    out = tmp_path / "clip.mp4"
+    truth = make_video(out, steps=steps, spec=VideoSpec(seed=2))
+    assert read_truth(tmp_path / "clip.jsonl") == truth
+    cap = cv2.VideoCapture(str(out))
+    frames = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    ok, frame = cap.read()
+    assert ok and frame.shape == (480, 640, 3)
+    seen = [line for line in truth if line["type"] in ("flip", "play")]
+    assert [line["card"] for line in seen] == ["red_3", "red_3"]
+    for line in seen:
+        assert line["t_land"] <= line["t"] <= frames / 10.0
+        x1, y1, x2, y2 = line["box"]
+        assert 235 <= (x1 + x2) / 2 <= 445 and 70 <= (y1 + y2) / 2 <= 290  # on the discard pile
+    assert seen[0]["box"] != seen[1]["box"]  # the same card, another place
+    truthful = TruthDetector(truth)
+    truthful.t = seen[1]["t"]
+    assert truthful.detect(frame)[0].card == "red_3"
+
+
+@pytest.mark.parametrize("name", ["clip.gif", "missing-folder/clip.mp4"])
+def test_make_video_command_rejects_bad_names(tmp_path, capsys, name):
+    assert cli(["make-video", str(tmp_path / name), "--plays", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "make-video" in err
+
+
+def test_demo_video_is_small_readable_and_legal(repo_root):
+    video = repo_root / DEMO / "demo.mp4"
+    assert video.stat().st_size <= 10 * 1024 * 1024
+    cap = cv2.VideoCapture(str(video))
+    assert cap.isOpened() and cap.get(cv2.CAP_PROP_FPS) == 10
+    truth = read_truth(repo_root / DEMO / "demo.jsonl")
+    table = replay(truth)
+    assert not [n for n in table.state["notices"] if n["kind"] == "rejected"]
+    assert sum(line["type"] in ("flip", "play") for line in truth) >= 25
+    assert (repo_root / DEMO / "zones.json").is_file()
+
+
+def test_demo_shows_a_wild_a_challenge_judged_from_the_reveal_area_and_a_caught_uno(repo_root):
+    # Issue 23, item 7: the demo shows the product. Its true log, refereed line by line: a
+    # wild with its colour named, wild draw fours challenged and judged from the challenged
+    # player's hand laid in the reveal area (one honest, one bluff), a forgotten UNO! caught
+    # by another player, and the losers' hands revealed at the end.
+    from companion.referee.engine import Table
+
+    truth = read_truth(repo_root / DEMO / "demo.jsonl")
+    table, seen = Table(), []
+    for k, line in enumerate(truth):
+        before = table.state["waiting_for"]
+        kinds = [n["kind"] for n in table.push(line)]
+        assert "rejected" not in kinds, line
+        seen.append((line, before, kinds))
+    wilds = [line for line, _, _ in seen if line["type"] == "play" and line["card"] == "wild"]
+    assert wilds and all(line.get("color") or truth[truth.index(line) + 1]["type"] == "color" for line in wilds)
+    judged = [(line, kinds) for line, before, kinds in seen if line["type"] == "reveal" and before == "evidence"]
+    assert {k for _, kinds in judged for k in kinds if k.startswith("challenge_")} == {
+        "challenge_failed", "challenge_upheld"}
+    for line, _ in judged:  # the hand laid out is the challenged player's, and the camera saw it
+        k = truth.index(line)
+        assert truth[k - 1]["type"] == "challenge" and line["boxes"] and line["t_clear"] > line["t"]
+        offender = next(prev for prev in reversed(truth[:k]) if prev["type"] == "play")
+        assert offender["card"] == "wild_draw_four"
+    assert not any(line["type"] == "verdict" for line in truth)  # no verdict typed: the cards judge
+    caught = [line for line, _, kinds in seen if line["type"] == "catch" and "uno_penalty" in kinds]
+    assert caught and caught[0]["by"] != caught[0].get("target")
+    end = [line for line, before, _ in seen if line["type"] in ("reveal", "points") and before == "scores"]
+    assert sum(line["type"] == "reveal" for line in end) >= 2 and table.state["history"]
+    assert max(line["t"] for line in truth) <= 150  # about a minute and a half
+
+
+def test_make_video_acts_out_a_given_table_log(tmp_path, capsys):
+    # `make-video --log`: the bundled demo is drawn from a simulated hand this way. An earlier
+    # video's truth is a table log too (its times and boxes are dropped and made again).
+    import json
+
+    log = tmp_path / "simulated.jsonl"
+    assert cli(["simulate", "--players", "3", "--hands", "1", "--seed", "4", "--out", str(log)]) == 0
+    lines = [json.loads(raw) for raw in log.read_text().splitlines() if raw.strip()]
+    out = tmp_path / "hand.mp4"
+    assert cli(["make-video", str(out), "--log", str(log), "--seed", "1", "--fps", "2", "--noise", "0"]) == 0
+    drawn = read_truth(out.with_suffix(".jsonl"))
+    strip = ("t", "t_land", "t_clear", "box", "boxes")
+    assert [{k: v for k, v in line.items() if k not in strip} for line in drawn] == lines
+    assert all("box" in line for line in drawn if line["type"] in ("flip", "play"))
+    capsys.readouterr()
+    # a log the referee rejects is one line, and nothing is drawn
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(lines[0]) + "\n" + json.dumps({"type": "play", "card": "red_5"}) + "\n")
+    assert cli(["make-video", str(tmp_path / "bad.mp4"), "--log", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2" in err and not (tmp_path / "bad.mp4").exists()

@@ -1,0 +1,98 @@
+"""The training recipe, smoke only: data generation and argument checks (no training here)."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from companion.referee.cards import CARD_NAMES
+from companion.errors import CompanionError
+from companion.synth.train import Recipe, generate
+from companion.vision.training_stack import importable
+
+# Training needs the [train] extra (torch, ultralytics); the table's install leaves it out.
+needs_train = pytest.mark.skipif(not (importable("torch") and importable("ultralytics")),
+                                 reason="the [train] extra is not installed")
+
+
+@needs_train
+def test_train_generate_writes_a_yolo_dataset_once(tmp_path):
+    recipe = Recipe(work=tmp_path, images=4, val_images=2, seed=3)
+    yaml_path = generate(recipe)
+    text = yaml_path.read_text()
+    # class index = position in CARD_NAMES, all 57 of them
+    assert f"  {len(CARD_NAMES) - 1}: {CARD_NAMES[-1]}" in text and "  0: red_0" in text
+    images = sorted((tmp_path / "data" / "images" / "train").glob("*.jpg"))
+    labels = sorted((tmp_path / "data" / "labels" / "train").glob("*.txt"))
+    assert len(images) == 4 and len(labels) == 4
+    assert len(list((tmp_path / "data" / "images" / "val").glob("*.jpg"))) == 2
+    for label in labels:
+        for line in label.read_text().splitlines():
+            cls, *box = line.split()
+            assert 0 <= int(cls) < len(CARD_NAMES)
+            assert all(0.0 <= float(v) <= 1.0 for v in box)
+    # a second call with the same recipe reuses the data instead of regenerating it
+    stamp = images[0].stat().st_mtime_ns
+    generate(recipe)
+    assert images[0].stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("flag", ["images", "val_images", "imgsz", "epochs", "batch"])
+def test_train_cli_rejects_non_positive_sizes(flag, tmp_path):
+    from companion.commands import train as command
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--work", str(tmp_path)])
+    setattr(args, flag, 0)
+    with pytest.raises(CompanionError, match=f"--{flag.replace('_', '-')}"):
+        command.main(args)
+    assert not (tmp_path / "data").exists()  # nothing generated on a bad request
+
+
+def test_train_defaults_are_offline_friendly():
+    recipe = Recipe()
+    assert recipe.model.endswith(".yaml")  # built from its yaml: no pretrained download
+    assert recipe.device == "cpu"
+
+
+@needs_train
+def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypatch, tmp_path):
+    from companion.commands import train as command
+
+    seen = []
+    monkeypatch.setattr("companion.synth.train.train_reader", seen.append)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--time", "0.2", "--seed", "3"])) == 0
+    (recipe,) = seen
+    assert recipe.model == "yolo11n-cls.yaml" and recipe.batch == 64  # the reader's own defaults
+    assert recipe.hours == 0.2 and recipe.seed == 3 and recipe.work == tmp_path  # the flags given
+    assert recipe.composites is not None and recipe.composites.name == "uno-cards-composites"
+    assert recipe.light == 0.0  # as the shipped reader was trained
+    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--light", "0.5"])) == 0
+    assert seen[-1].light == 0.5  # half the scenes under a random camera and light
+
+
+@pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"]])
+def test_train_cli_refuses_light_outside_the_reader_or_a_share(argv, tmp_path):
+    from companion.commands import train as command
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    with pytest.raises(CompanionError, match="--light"):
+        command.main(parser.parse_args(["--work", str(tmp_path), *argv]))
+    assert not (tmp_path / "data").exists()
+
+
+def test_colour_crops_are_written_one_folder_per_colour(tmp_path):
+    from companion.synth.colourcrops import write_colour_dataset
+    from companion.vision.crops import COLOUR_CLASSES, COLOUR_SIZE
+
+    import cv2
+
+    out = write_colour_dataset(tmp_path / "colour", scenes=6, seed=3)
+    files = sorted(out.glob("*/*/*.jpg"))
+    assert files and {f.parent.name for f in files} <= set(COLOUR_CLASSES)
+    assert {f.parent.parent.name for f in files} <= {"train", "val"}
+    assert cv2.imread(str(files[0])).shape == (COLOUR_SIZE, COLOUR_SIZE, 3)

@@ -1,0 +1,186 @@
+"""Per-table colour calibration: learnt from four cards, saved, refused when it cannot be right,
+and reading right under a cast that the colour reader alone gets wrong."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from companion.vision.calibration import CalibrationError, ColourCalibration, PlayCalibrator, fit, ink
+from companion.errors import CompanionError, InputFileError
+from companion.vision.photometric import hue_rotate
+from companion.synth.render import render_card
+
+CAST = 30  # a colour matrix turned 30 degrees: greens read blue and reds yellow without calibration
+CALIBRATION_CARDS = ["red_3", "yellow_8", "green_2", "blue_6"]
+PLAY_CARDS = ["green_7", "yellow_1", "blue_4", "red_9"]
+
+
+def _table(names: list[str], seed: int = 0, y: int = 330, height: int = 118) -> np.ndarray:
+    """A 640x480 camera frame of a plain table with the cards laid in a row from x=150 (the
+    default reveal area is x 140-600, y 322-458), under the cast."""
+    rng = np.random.default_rng(seed)
+    frame = np.clip(np.full((480, 640, 3), (60, 90, 125), np.float32) + rng.normal(0, 6, (480, 640, 3)), 0, 255)
+    for i, name in enumerate(names):
+        face = render_card(name, "classic", height)
+        h, w = face.shape[:2]
+        x = 150 + i * 110
+        alpha = face[:, :, 3:4] / 255.0
+        frame[y:y + h, x:x + w] = face[:, :, :3] * alpha + frame[y:y + h, x:x + w] * (1 - alpha)
+    return hue_rotate(frame.astype(np.uint8), CAST)
+
+
+@pytest.fixture(scope="module")
+def detector():
+    from companion.vision.detector import YoloDetector
+
+    return YoloDetector(conf=0.1, learn_colours=False)
+
+
+def _reads(detector, frame) -> list[str]:
+    return [d.card for d in sorted(detector.detect(frame), key=lambda d: d.box[0])]
+
+
+def test_calibration_reads_right_what_the_cast_made_wrong(detector):
+    detector.calibration = None
+    play = _table(PLAY_CARDS, seed=1, y=150, height=150)
+    before = _reads(detector, play)
+    assert before != PLAY_CARDS  # the cast fools the colour reader alone
+    calibration = detector.calibrate([_table(CALIBRATION_CARDS)])
+    try:
+        assert _reads(detector, play) == PLAY_CARDS
+        assert sorted(calibration.samples) == ["blue", "green", "red", "yellow"]
+    finally:
+        detector.calibration = None
+
+
+def _inks(colours: dict[str, tuple[float, float, float]], n: int = 2, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    points, reads = [], []
+    for k, (name, centre) in enumerate(colours.items()):
+        for _ in range(n):
+            points.append(np.array(centre) + rng.normal(0, 2, 3))
+            reads.append(np.eye(4)[k] * 0.7 + 0.075)
+    return points, np.array(reads)
+
+
+LAB = {"red": (50.0, 60.0, 40.0), "yellow": (85.0, 0.0, 80.0), "green": (55.0, -50.0, 30.0), "blue": (45.0, 0.0, -50.0)}
+
+
+def test_fit_names_groups_jointly_even_when_the_reader_ranks_them_only():
+    points, reads = _inks(LAB)
+    # The reader calls the green cards yellow, but less surely than the yellow ones:
+    reads[4:6] = [0.05, 0.55, 0.35, 0.05]
+    calibration = fit(points, reads)
+    assert calibration.probabilities(np.array([LAB["green"]])).argmax() == 2
+    assert calibration.probabilities(np.array([LAB["yellow"]])).argmax() == 1
+
+
+def test_fewer_than_four_cards_or_two_alike_is_a_clear_refusal():
+    points, reads = _inks(LAB, n=1)
+    with pytest.raises(CalibrationError, match="no four distinct colours found: 3 coloured cards seen"):
+        fit(points[:3], reads[:3])
+    alike = dict(LAB, green=(50.0, 58.0, 41.0))  # a second red, not a green
+    points, reads = _inks(alike)
+    with pytest.raises(CalibrationError, match="no four distinct colours"):
+        fit(points, reads)
+
+
+def test_save_and_load_round_trip_and_bad_files(tmp_path):
+    calibration = fit(*_inks(LAB))
+    path = calibration.save(tmp_path / "colours.json")
+    loaded = ColourCalibration.load(path)
+    assert loaded.to_dict() == calibration.to_dict()
+    with pytest.raises(InputFileError, match="no such file"):
+        ColourCalibration.load(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(InputFileError, match="not a colour calibration"):
+        ColourCalibration.load(tmp_path / "bad.json")
+    (tmp_path / "short.json").write_text(json.dumps({"centres": {"red": [1, 2, 3]}}))
+    with pytest.raises(InputFileError, match="red, yellow, green and blue"):
+        ColourCalibration.load(tmp_path / "short.json")
+    with pytest.raises(CompanionError):
+        ColourCalibration.from_dict({"centres": {c: [1, "x", 3] for c in LAB}})
+
+
+def test_sure_reads_in_play_follow_the_light_and_teach_a_table_with_no_set_up():
+    calibration = fit(*_inks(LAB))
+    before = np.array(calibration.centres["red"])
+    for _ in range(10):
+        calibration.follow(np.array(LAB["red"]) + [0, 0, 10], "red")  # the lamp warms the reds
+    assert calibration.centres["red"][2] > before[2] + 5
+    learner = PlayCalibrator(needed=2)
+    points, reads = _inks(LAB)
+    sure = np.where(reads > 0.5, 0.98, 0.0066)
+    learnt = [learner.offer(p, r) for p, r in zip(points, sure)]
+    assert learnt[-1] is not None and learnt[-1].source == "play"
+    assert all(x is None for x in learnt[:-1])  # not before every colour was seen twice
+
+
+def test_ink_is_the_card_colour_not_its_border_or_the_table():
+    face = render_card("blue_5", "modern", 150)[:, :, :3]
+    L, a, b = ink(face)
+    assert b < -20 and L < 70  # blue, not the white disc
+
+
+def test_host_calibrates_from_the_reveal_area_and_the_result_is_saved(tmp_path, detector):
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+    from web import create_app
+
+    detector.calibration = None
+    frames = {"now": _table(["red_3", "yellow_8", "green_2"])}  # only three colours laid yet
+    path = tmp_path / "colours.json"
+    app = create_app({"HOST_PIN": "4321", "TESTING": True, "SNAPSHOT": lambda: frames["now"],
+                      "CALIBRATE": lambda picture: detector.calibrate([picture]), "COLOURS_PATH": str(path)},
+                     referee=Referee(EventStore(tmp_path / "g.db")))
+    client = app.test_client()
+    token = re.search(r'name="csrf" content="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = token
+    assert client.post("/api/host/colours").status_code == 403  # host only
+    assert client.post("/api/host/login", json={"pin": "4321"}).status_code == 200
+    assert client.get("/api/host/colours").get_json() == {"calibration": None, "swatches": None}
+    refused = client.post("/api/host/colours")
+    assert refused.status_code == 422 and "no four distinct colours" in refused.get_json()["error"]
+    assert not path.exists() and detector.calibration is None  # nothing saved, nothing changed
+    frames["now"] = _table(CALIBRATION_CARDS)
+    try:
+        done = client.post("/api/host/colours")
+        assert done.status_code == 200 and set(done.get_json()["swatches"]) == {"red", "yellow", "green", "blue"}
+        assert ColourCalibration.load(path).to_dict() == done.get_json()["calibration"]
+        assert client.get("/api/host/colours").get_json()["swatches"] == done.get_json()["swatches"]
+        assert _reads(detector, _table(PLAY_CARDS, seed=1, y=150, height=150)) == PLAY_CARDS
+    finally:
+        detector.calibration = None
+
+
+def test_recognize_calibrate_needs_readable_photos(tmp_path, capsys):
+    from companion.cli import main as cli_main
+
+    photo = tmp_path / "p.png"
+    import cv2
+
+    cv2.imwrite(str(photo), _table(PLAY_CARDS, seed=1, y=150, height=150))
+    assert cli_main(["recognize", str(photo), "--calibrate", str(tmp_path / "nope.jpg")]) == 2
+    assert "nope.jpg: no such file" in capsys.readouterr().err
+    calib = tmp_path / "c.png"
+    cv2.imwrite(str(calib), _table(CALIBRATION_CARDS))
+    assert cli_main(["recognize", str(photo), "--json", "--calibrate", str(calib)]) == 0
+    out = capsys.readouterr()
+    cards = sorted(json.loads(out.out)[0]["cards"], key=lambda c: c["box"][0])
+    assert [c["card"] for c in cards] == PLAY_CARDS
+    assert all(len(c["top"]) == 3 and c["top"][0]["card"] == c["card"] for c in cards)
+    assert "colours calibrated from 4 cards" in out.err
+
+
+def test_a_detector_reading_many_cameras_learns_no_colours_unless_asked():
+    # eval-photos and recognize read photos of many cameras: a calibration learnt on one and
+    # applied to the next misnamed colours wholesale (set-b fell to 55 % after set-a).
+    from companion.vision.detector import YoloDetector
+
+    detector = YoloDetector(conf=0.1)
+    for seed in range(6):
+        detector.detect(hue_rotate(_table(CALIBRATION_CARDS, seed=seed), -CAST))  # plain, sure reads
+    assert detector.calibration is None

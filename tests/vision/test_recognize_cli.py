@@ -1,0 +1,60 @@
+"""The `recognize` command as a user runs it: JSON shape, readable lines, errors, exit codes."""
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+import companion.vision.detector
+from companion.cli import main as cli_main
+from companion.vision.detector import Detection, FakeDetector
+
+
+@pytest.fixture
+def fake_model(monkeypatch):
+    """The CLI's YoloDetector replaced by a double that sees a red 5 and a faint blue 7."""
+    fake = FakeDetector([Detection("blue_7", 0.31, (5, 6, 7, 8)), Detection("red_5", 0.97, (1, 2, 3, 4))])
+    monkeypatch.setattr(companion.vision.detector, "YoloDetector", lambda *a, **k: fake)
+    return fake
+
+
+def _image(tmp_path, name="card.png"):
+    path = tmp_path / name
+    cv2.imwrite(str(path), np.zeros((24, 32, 3), np.uint8))
+    return str(path)
+
+
+def test_recognize_cli_json_is_one_object_per_image_cards_best_first(tmp_path, capsys, fake_model):
+    good = _image(tmp_path)
+    corrupt = tmp_path / "broken.jpg"
+    corrupt.write_bytes(b"garbage")
+    assert cli_main(["recognize", "--json", good, str(corrupt)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == [
+        {"image": good, "cards": [
+            {"card": "red_5", "confidence": 0.97, "box": [1.0, 2.0, 3.0, 4.0]},
+            {"card": "blue_7", "confidence": 0.31, "box": [5.0, 6.0, 7.0, 8.0]},
+        ]},
+        {"image": str(corrupt), "error": "not a readable image"},
+    ]
+
+
+def test_recognize_cli_plain_prints_a_line_per_image(tmp_path, capsys, fake_model):
+    good = _image(tmp_path)
+    assert cli_main(["recognize", good, str(tmp_path / "gone.png")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"{good}: red_5 (0.97), blue_7 (0.31)", f"{tmp_path / 'gone.png'}: error: no such file"]
+
+
+def test_recognize_cli_fails_only_when_every_image_failed(tmp_path, capsys, fake_model):
+    assert cli_main(["recognize", "--json", str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")]) == 1
+    assert [e["error"] for e in json.loads(capsys.readouterr().out)] == ["no such file"] * 2
+
+
+def test_recognize_cli_missing_model_is_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "companion.cli", "recognize", "--model",
+                        str(tmp_path / "none.pt"), _image(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().count("\n") == 0 and "card model not found" in r.stderr

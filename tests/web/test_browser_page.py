@@ -1,0 +1,255 @@
+"""Real-browser tests of the page people see (Debian Chromium, phone 412x915 and TV 1280x720):
+a whole hand with no camera from phones alone, the referee's words in English and Italian, card
+art with no broken image, the TV view, page weight; with UNO_SCREENSHOTS=1 they also retake the
+README's screenshots."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+from browser_support import MARKS, chromium, confirm, log_in_host, served, take_seat, wait_until  # noqa: E402
+from companion.referee.cards import ALL_CARD_NAMES  # noqa: E402
+from web.i18n import LANGS, t  # noqa: E402
+
+# The README's screenshots are retaken only when asked (`UNO_SCREENSHOTS=1`): a test run must
+# not rewrite tracked files. Otherwise each view is still shot (to memory), so it must render.
+SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots"
+RETAKE = os.environ.get("UNO_SCREENSHOTS") == "1"
+PIN = "2468"
+PHONE = {"width": 412, "height": 915}
+TV = {"width": 1280, "height": 720}
+pytestmark = MARKS
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    config = {"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 1.0, "TABLE_MODE": "none", "PUBLIC_URL": "http://192.168.1.20:8000/"}
+    with served(tmp_path_factory.mktemp("page"), config) as url_and_referee:
+        yield url_and_referee
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as (_, b):
+        yield b
+
+
+def _page(browser, url, path="/", lang="en", size=PHONE):
+    ctx = browser.new_context(viewport=size, locale={"en": "en-GB", "it": "it-IT"}[lang], has_touch=size is PHONE)
+    page = ctx.new_page()
+    page.goto(url + path)
+    return page
+
+
+def _toast(page, key, **args):
+    expect(page.locator("#toast")).to_have_text(t(key, page.evaluate("document.documentElement.lang"), args))
+
+
+def _sit(browser, url, name, lang="en"):
+    return take_seat(_page(browser, url, "/seat", lang), name, lang)
+
+
+def _pick(page, box, card):
+    """Tap a card in a card picker: its colour (or Wild), then the card."""
+    colour = "wild" if card.startswith("wild") else card.split("_")[0]
+    page.click(f"{box} button[data-pick={colour}]")
+    page.click(f"{box} button[data-card={card}]")
+
+
+def _host(browser, url, lang="en"):
+    return log_in_host(_page(browser, url, "/host", lang), PIN)
+
+
+_yes = confirm
+
+
+def _shot(page, name, full_page=True):
+    """A screenshot for the README, without the passing toast."""
+    page.evaluate("document.getElementById('toast').className = ''")
+    page.wait_for_timeout(700)  # the toast's fade and a card's slide are over
+    if RETAKE:
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+    else:
+        assert page.screenshot(full_page=full_page)
+
+
+_wait = wait_until
+
+
+def test_a_whole_hand_with_no_camera_from_phones(server, browser):
+    url, referee = server
+    host = _host(browser, url)
+    expect(host.locator("#nocam")).to_contain_text(t("nocam.title", "en"))
+    # New game: a preset, a labelled option, confirmed.
+    host.fill("#players", "Ann, Bob, Cat")
+    host.click("button[data-preset=house]")
+    expect(host.locator("input[name=jump_in]")).to_be_checked()
+    host.click("button[data-preset=official]")
+    expect(host.locator("input[name=jump_in]")).not_to_be_checked()
+    host.fill("input[name=hand_size]", "2")
+    host.click("#newgame button.go")
+    expect(host.locator("#confirm-text")).to_contain_text("Ann, Bob, Cat")
+    _yes(host)
+    _toast(host, "done.game")
+    # The dealer is picked by name, then the deal is confirmed.
+    expect(host.locator("#dealer option")).to_have_count(4)
+    expect(host.locator("#dealer option").first).to_have_text(t("host.dealer_auto", "en"))
+    host.select_option("#dealer", "Cat")
+    host.click("#deal")
+    _yes(host)
+    _toast(host, "done.deal")
+    _wait(lambda: referee.state["waiting_for"] == "flip", "the deal")
+
+    ann, bob = _sit(browser, url, "Ann"), _sit(browser, url, "Bob")
+    cat = _sit(browser, url, "Cat", "it")  # Cat's phone speaks Italian
+    # The dealer turns up the first card on their phone; the table sees no broken image first.
+    table = _page(browser, url, "/")
+    expect(table.locator("#notop")).to_be_visible()
+    expect(table.locator("#top")).to_be_hidden()
+    expect(cat.locator("#prompt")).to_have_text(t("prompt.flip", "it"))
+    _pick(cat, "#cardpick", "red_5")
+    expect(cat.locator("#playcard")).to_have_text(t("btn.flip_card", "it", {"card": "red_5"}))
+    cat.click("#playcard")
+    _toast(cat, "done.flip", card="red_5")
+    expect(table.locator("#top")).to_have_attribute("alt", "red 5")
+    expect(table.locator("#pile")).to_have_class(re.compile(r"\bring-red\b"))
+
+    # Ann calls UNO! at two cards, then lays a red 7 from her phone.
+    expect(ann.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
+    ann.click("button[data-act=uno]")
+    _toast(ann, "done.uno")
+    _pick(ann, "#cardpick", "red_7")
+    ann.click("#playcard")
+    _toast(ann, "done.play", card="red_7")
+    expect(table.locator("#top")).to_have_attribute("alt", "red 7")
+    # Bob draws and passes; a pass before drawing would have been refused on Bob's phone only.
+    expect(bob.locator("#turnbtns")).to_be_visible()
+    bob.click("#turnbtns button[data-act=pass]")
+    _toast(bob, "err.draw_first")
+    expect(bob.locator("#toast")).to_have_class(re.compile(r"\bbad\b"))
+    bob.click("#turnbtns button[data-act=draw]")
+    _toast(bob, "done.draw")
+    bob.click("#turnbtns button[data-act=pass]")
+    _toast(bob, "done.pass")
+    expect(table.locator("#notices")).not_to_contain_text(t("err.draw_first", "en"))
+    # Cat lays a wild and names green on an Italian phone; Ann goes out on a green 3.
+    _pick(cat, "#cardpick", "wild")
+    cat.click("#playcard")
+    expect(cat.locator("#prompt")).to_have_text(t("prompt.color", "it"))
+    cat.click("#colorbtns button[data-color=green]")
+    _toast(cat, "done.color", color="green")
+    expect(table.locator("#pile")).to_have_class(re.compile(r"\bring-green\b"))
+    _pick(ann, "#cardpick", "green_3")
+    ann.click("#playcard")
+    expect(ann.locator("#prompt")).to_have_text(t("prompt.won", "en"))
+    expect(table.locator("#phase")).to_have_text(t("tbl.hand_won", "en", {"player": "Ann"}))
+    expect(table.locator("#notices li").first).to_have_text(t("notice.hand_won", "en", {"player": "Ann", "n": 1}))
+
+    # Points: Bob types his on his phone; the host enters Cat's hand as shown.
+    expect(bob.locator("#mypoints")).to_be_visible()
+    bob.fill("#mypts", "12")
+    bob.click("#mypoints button")
+    _toast(bob, "done.points", n=12)
+    host.select_option("#revplayer", "Cat")
+    _pick(host, "#revpick", "blue_draw_two")
+    host.click("#revadd")
+    expect(host.locator("#revcards")).to_have_text("blue draw two")
+    host.click("#revsend")
+    expect(host.locator("#confirm-text")).to_have_text(t("confirm.reveal", "en", {"player": "Cat", "cards": ["blue_draw_two"]}))
+    _yes(host)
+    _wait(lambda: referee.state["waiting_for"] == "deal", "the points of the hand")
+    assert [(p["name"], p["score"]) for p in referee.state["players"]] == [("Ann", 32), ("Bob", 0), ("Cat", 0)]
+
+    standings = _page(browser, url, "/standings", "it")
+    expect(standings.locator("#totals tr").first).to_contain_text("Ann")
+    expect(standings.locator("#totals tr").first.locator("td.num").first).to_have_text("32")
+    expect(standings.locator("#chart polyline")).to_have_count(3)
+    expect(standings.locator("#chart svg")).to_contain_text(t("st.axis_x", "it"))
+    expect(standings.locator("#chart svg")).to_contain_text(t("st.axis_y", "it"))
+    # the numbers stand right-aligned in one column whatever the names' widths
+    xs = standings.evaluate("[...document.querySelectorAll('#totals tr td:nth-child(2)')].map(td => td.getBoundingClientRect().right)")
+    assert len(set(round(x) for x in xs)) == 1
+
+    if RETAKE:
+        SHOTS.mkdir(exist_ok=True)
+    _shot(standings, "standings")
+    host.evaluate("window.scrollTo(0, 0)")
+    _shot(host, "host", full_page=False)
+
+
+def test_the_referee_speaks_the_phones_language(server, browser):
+    """Every notice kind, rendered by the page's own script in English and Italian, reads as
+    the catalogue says (no key, no placeholder, no card name with underscores)."""
+    from test_i18n import _notices_of_every_kind
+    from web.messages import notice_say
+
+    url, _ = server
+    says = [notice_say(n) for n in _notices_of_every_kind() if n["kind"] != "rejected"]
+    kinds = {s["k"] for s in says}
+    assert len(kinds) >= 20
+    for lang in LANGS:
+        page = _page(browser, url, "/", lang)
+        page.wait_for_function("typeof said === 'function'")
+        shown = page.evaluate("(says) => says.map(s => said(s))", says)
+        for say, text in zip(says, shown):
+            assert text == t(say["k"], lang, say["a"]), (lang, say)
+            assert text and "{" not in text and "_" not in text
+
+
+def test_no_broken_card_image_and_the_tv_view(server, browser):
+    url, referee = server
+    for event in ({"type": "game", "players": ["Ada", "Ben", "Cy", "Dee"]}, {"type": "deal", "dealer": "Dee"}):
+        referee.submit(event, source="host")
+    tv = _page(browser, url, "/tv", "en", TV)
+    expect(tv.locator("#notop")).to_be_visible()
+    assert tv.evaluate("[...document.images].filter(i => !i.hidden && i.getAttribute('src')).every(i => i.complete && i.naturalWidth > 0)")
+    # every card the referee knows has its art, the themed decks' too
+    broken = tv.evaluate("""async (names) => {
+        const bad = [];
+        await Promise.all(names.map(n => new Promise(res => { const i = new Image();
+            i.onload = () => { if (!i.naturalWidth) bad.push(n); res(); }; i.onerror = () => { bad.push(n); res(); };
+            i.src = '/cards/' + n + '.svg'; })));
+        return bad; }""", list(ALL_CARD_NAMES))
+    assert broken == []
+    referee.submit({"type": "flip", "card": "blue_7"}, source="host")
+    referee.submit({"type": "play", "card": "blue_skip"}, source="host")
+    referee.submit({"type": "play", "card": "blue_draw_two"}, source="host")
+    expect(tv.locator("#top")).to_have_attribute("alt", "blue draw two")
+    expect(tv.locator("#notices li").first).to_have_text(t("notice.hit_d2", "en", {"player": "Dee", "n": 2}))
+    expect(tv.locator("#pile")).to_have_class(re.compile(r"^(?=.*\bring-blue\b)(?=.*\bslide\b)"))
+    expect(tv.locator("#turn")).to_have_text(t("phase.play", "en", {"player": "Ada"}))
+    expect(tv.locator("#players li")).to_have_count(4)
+    expect(tv.locator("#totals tr")).to_have_count(4)
+    expect(tv.locator(".join .link")).to_have_text("http://192.168.1.20:8000/")
+    assert tv.evaluate("document.querySelector('.qr img').naturalWidth > 0")
+    assert tv.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # the QR code's tile is white and the code keeps its quiet zone
+    assert tv.evaluate("getComputedStyle(document.querySelector('.qr')).backgroundColor") == "rgb(255, 255, 255)"
+    if RETAKE:
+        SHOTS.mkdir(exist_ok=True)
+    _shot(tv, "tv", full_page=False)
+
+    table = _page(browser, url, "/", "en")
+    expect(table.locator("#players li")).to_have_count(4)
+    _shot(table, "table")
+    seat = _sit(browser, url, "Ada", "it")
+    expect(seat.locator("#prompt")).to_have_text(t("prompt.play_nocam", "it"))
+    _pick(seat, "#cardpick", "blue_3")
+    _shot(seat, "seat")
+
+
+def test_page_weight_per_view_is_at_most_150_kb(server):
+    from companion.commands.bench_web import page_weight
+
+    url, _ = server
+    weights = page_weight(urlparse(url).port)
+    assert set(weights) >= {"/", "/seat", "/standings", "/host", "/tv"}
+    for view, size in weights.items():
+        assert size <= 150 * 1024, (view, size)

@@ -1,0 +1,152 @@
+"""The phone page's server over real sockets: streams that cost no thread, closed streams
+noticed at once, streams capped per client, bodies capped before Flask (issue 22)."""
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import threading
+import time
+
+import pytest
+
+from companion.referee.service import Referee
+from companion.referee.store import EventStore
+from web import create_app
+from web.server import Server
+
+PIN = "4321"
+
+
+@pytest.fixture
+def served(tmp_path):
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    # Heartbeats an hour apart: a closed stream must be noticed without one.
+    app = create_app({"HOST_PIN": PIN, "SSE_HEARTBEAT_S": 3600.0}, referee=referee)
+    server = Server(app, "127.0.0.1", 0, workers=4, per_client=20)
+    server.start()
+    wait_until(lambda: server.started)
+    yield server, app, referee
+    server.stop()
+
+
+def wait_until(check, limit: float = 30.0) -> None:
+    """Poll `check` (a guard against hanging, not a timing assertion)."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition never became true")
+        time.sleep(0.01)
+
+
+def open_stream(port: int, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    head = b""
+    while b"data: " not in head:
+        chunk = sock.recv(65536)
+        assert chunk, head
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 200"), head[:100]
+    return sock
+
+
+def request(port: int, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+            source: str = "127.0.0.1") -> tuple[int, bytes, http.client.HTTPResponse]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    conn.request(method, path, body=body, headers=headers or {})
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, data, resp
+
+
+def test_two_hundred_open_streams_take_no_request_thread(served):
+    server, app, referee = served
+    hub = app.extensions["uno"].hub
+    streams = [open_stream(server.port, f"127.0.0.{2 + i // 20}") for i in range(200)]
+    wait_until(lambda: hub.phones_connected() == 200)
+    threads_before = threading.active_count()
+    # The page, its state and a host login all answer while 200 pages hold a stream.
+    status, body, _ = request(server.port, "GET", "/api/state")
+    assert status == 200 and json.loads(body)["waiting_for"] == "game"
+    status, html, resp = request(server.port, "GET", "/host")
+    cookie = resp.getheader("Set-Cookie").split(";")[0]
+    token = re.search(rb'name="csrf" content="([^"]+)"', html).group(1).decode()
+    status, body, _ = request(server.port, "POST", "/api/host/login", json.dumps({"pin": PIN}).encode(),
+                              {"Content-Type": "application/json", "X-CSRF-Token": token, "Cookie": cookie})
+    assert status == 200, body
+    assert threading.active_count() <= threads_before + 4  # the pool's few threads at most
+    # An update reaches every stream.
+    referee.submit({"type": "game", "players": ["Ann", "Bob"]})
+    for sock in streams[:: 20]:
+        got = b""
+        while b'"players": [{"name": "Ann"' not in got:
+            chunk = sock.recv(65536)
+            assert chunk
+            got += chunk
+    for sock in streams:
+        sock.close()
+    wait_until(lambda: hub.phones_connected() == 0)
+
+
+def test_a_closed_stream_is_noticed_without_a_heartbeat(served):
+    server, app, _ = served
+    hub = app.extensions["uno"].hub
+    streams = [open_stream(server.port) for _ in range(5)]
+    wait_until(lambda: hub.phones_connected() == 5)
+    streams[0].close()
+    streams[1].close()
+    # heartbeats are an hour apart: only noticing the disconnect itself brings this to 3
+    wait_until(lambda: hub.phones_connected() == 3)
+    for sock in streams[2:]:
+        sock.close()
+    wait_until(lambda: hub.phones_connected() == 0)
+
+
+def test_streams_are_capped_per_client(served):
+    server, app, _ = served
+    streams = [open_stream(server.port, "127.0.0.9") for _ in range(20)]
+    status, body, _ = request(server.port, "GET", "/events", source="127.0.0.9")
+    assert status == 429 and "too many open pages" in json.loads(body)["error"]
+    other = open_stream(server.port, "127.0.0.10")  # another client is not affected
+    for sock in streams + [other]:
+        sock.close()
+
+
+def read_reply(sock: socket.socket) -> bytes:
+    """Everything until the server closes (it does after a 413)."""
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    sock.close()
+    return data
+
+
+def test_a_large_body_is_refused_before_it_is_read(served):
+    server, _, referee = served
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    sock.sendall(b"POST /api/act HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 104857600\r\n\r\n" + b"[" * 1000)
+    reply = read_reply(sock)
+    assert reply.startswith(b"HTTP/1.1 413") and b"64 KB" in reply
+    # without a Content-Length (chunked), the count stops at 64 KB too
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    sock.sendall(b"POST /api/act HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Transfer-Encoding: chunked\r\n\r\n")
+    chunk = b"x" * 16384
+    try:
+        for _ in range(8):
+            sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    except OSError:
+        pass  # the server answered and closed
+    reply = read_reply(sock)
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert referee.events == []

@@ -1,0 +1,134 @@
+"""The phone page by table mode (phones only, camera, demo) and the words it answers with:
+refusals only to their sender, in catalogue keys the page shows in the phone's language."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion.referee.service import Referee
+from companion.referee.store import EventStore
+from web import create_app
+from web.i18n import t
+from web.lan import qr_svg
+
+PIN = "4321"
+PLAYERS = ["Ann", "Bob", "Cat"]
+
+
+def _client(app):
+    client = app.test_client()
+    html = client.get("/").get_data(as_text=True)
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = re.search(r'name="csrf" content="([^"]+)"', html).group(1)
+    return client
+
+
+def _table(tmp_path, mode):
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "TABLE_MODE": mode}, referee=referee)
+    host = _client(app)
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    seats = {}
+    for name in PLAYERS:
+        seats[name] = _client(app)
+        assert seats[name].post("/api/seat", json={"player": name}).status_code == 200
+    return app, referee, host, seats
+
+
+def test_phones_only_a_hand_from_flip_to_points(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    # Only the dealer's phone turns up the first card; the host may too.
+    resp = seat["Ann"].post("/api/act", json={"action": "flip", "card": "red_5"})
+    assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.not_dealer"
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    assert referee.state["top"] == "red_5" and referee.state["turn"] == "Ann"
+    # A card tapped out of turn changes nothing and says whose turn it is, to that phone only.
+    before = len(referee.events)
+    resp = seat["Bob"].post("/api/act", json={"action": "play", "card": "red_6"})
+    assert resp.status_code == 403 and resp.get_json()["say"] == {"k": "err.not_your_move", "a": {"player": "Ann"}}
+    assert len(referee.events) == before
+    bad = seat["Ann"].post("/api/act", json={"action": "play", "card": "red_55"})
+    assert bad.status_code == 400 and bad.get_json()["say"]["k"] == "err.unknown_card" and len(referee.events) == before
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
+    assert host.post("/api/host/card", json={"type": "play", "card": "red_7"}).status_code == 200  # Bob's, by the host
+    assert referee.state["turn"] == "Cat" and referee.state["top"] == "red_7"
+    # An illegal card: the referee says so to everyone; the phone's refusal stays on the phone.
+    assert seat["Cat"].post("/api/act", json={"action": "pass"}).status_code == 409
+    state = app.test_client().get("/api/state").get_json()
+    assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
+    refused = host.get("/api/host/refused").get_json()["refused"]
+    assert refused[-1]["say"]["k"] == "err.draw_first"
+    assert seat["Ann"].get("/api/host/refused").status_code == 403
+    # The host undoes the card entered for Bob: it is Bob's turn again.
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    assert referee.state["turn"] == "Bob"
+
+
+def test_phones_only_points_from_the_seat_and_reveal_from_the_host(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 1}}, {"type": "deal", "dealer": "Cat"}):
+        referee.submit(event, source="host")
+    assert host.post("/api/host/card", json={"type": "flip", "card": "red_5"}).status_code == 200
+    # the new game freed the seats: sit again
+    for name in PLAYERS:
+        assert seat[name].post("/api/seat", json={"player": name}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_2"}).status_code == 200
+    assert referee.state["waiting_for"] == "scores" and referee.state["hand_winner"] == "Ann"
+    assert seat["Ann"].post("/api/act", json={"action": "points", "points": 3}).get_json()["say"]["k"] == "err.points_winner"
+    resp = seat["Bob"].post("/api/act", json={"action": "points", "points": -1})
+    assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.bad_points"
+    assert seat["Bob"].post("/api/act", json={"action": "points", "points": 9}).status_code == 200
+    resp = host.post("/api/host/reveal", json={"player": "Cat", "cards": ["blue_9", "green_skip"]})
+    assert resp.status_code == 200
+    assert host.post("/api/host/reveal", json={"player": "Cat", "cards": ["purple"]}).status_code == 400
+    ann = next(p for p in referee.state["players"] if p["name"] == "Ann")
+    assert ann["score"] == 9 + 29 and referee.state["waiting_for"] == "deal"
+    # the public state never names the revealed card
+    public = app.test_client().get("/api/state").get_data(as_text=True)
+    assert "blue_9" not in public and "green_skip" not in public
+
+
+def test_with_a_camera_phones_do_not_enter_cards(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "camera")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    resp = seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"})
+    assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.camera_plays"
+    assert referee.state["top"] == "red_5"
+    assert seat["Ann"].post("/api/act", json={"action": "draw"}).status_code == 200
+
+
+def test_demo_table_is_read_only_for_phones(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "demo")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    n = len(referee.events)
+    for body in ({"action": "draw"}, {"action": "uno"}, {"action": "catch"}):
+        resp = seat["Ann"].post("/api/act", json=body)
+        assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.demo"
+    assert len(referee.events) == n
+
+
+def test_refusals_carry_words_for_people(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "camera")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    stranger = _client(app)
+    assert stranger.post("/api/act", json={"action": "uno"}).get_json()["say"]["k"] == "err.seat_first"
+    assert stranger.post("/api/host/undo", json={}).get_json()["say"]["k"] == "err.host_only"
+    assert app.test_client().post("/api/act", json={}).get_json()["say"]["k"] == "err.csrf"
+    assert stranger.post("/api/host/login", json={"pin": "0000"}).get_json()["say"]["k"] == "err.wrong_pin"
+    assert stranger.post("/api/seat", json={"player": "Ann"}).get_json()["say"]["k"] == "err.seat_taken"
+    resp = seat["Ann"].post("/api/act", json={"action": "uno"})
+    assert resp.status_code == 409 and resp.get_json()["say"]["k"] == "err.uno_no_window"
+    for lang in ("en", "it"):
+        assert "{" not in t(resp.get_json()["say"]["k"], lang, resp.get_json()["say"]["a"])
+
+
+def test_qr_code_is_dark_on_white_with_a_quiet_zone():
+    svg = qr_svg("http://192.168.1.5:8000/")
+    assert '<rect fill="white"' in svg
+    size = int(re.search(r'viewBox="0 0 (\d+) (\d+)"', svg).group(1))
+    path = re.search(r' d="([^"]+)"', svg).group(1)
+    xs = [int(x) for x in re.findall(r"M(\d+),", path)]
+    ys = [int(y) for y in re.findall(r"M\d+,(\d+)", path)]
+    assert min(xs) == 4 and min(ys) == 4 and max(xs) == size - 5  # four light modules around
