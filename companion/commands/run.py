@@ -124,7 +124,7 @@ def make_detector(config: Config, colours: Path | None = None, say: Callable[[st
     """The card model, with the table's saved colour calibration when `colours` names one."""
     from companion.vision.detector import YoloDetector
 
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"remember_light": True}  # one camera, one light: see YoloDetector
     if colours is not None and colours.exists():
         from companion.vision.calibration import ColourCalibration
 

@@ -163,11 +163,13 @@ class YoloDetector:
     # the shifted benchmark's sample: 2700 K 100 -> 105 / 108 (set-a), 101 -> 107 (set-b),
     # every other shift unchanged. Below it one pass keeps a frame within bench-vision's budget.
     finder_cast = FINDER_GAINS[1] / FINDER_GAINS[0]
+    remember_light = False  # see __init__
+    _light: np.ndarray | None = None  # the cast the last frame needed taken off (remember_light)
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
                  reader: str | Path | None | bool = True, colour: str | Path | None | bool = True,
-                 calibration: Any = None, learn_colours: bool = False) -> None:
+                 calibration: Any = None, learn_colours: bool = False, remember_light: bool = False) -> None:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
@@ -184,6 +186,12 @@ class YoloDetector:
         self.calibration = calibration
         self.learn_colours = learn_colours
         self._play_calibrator: Any = None
+        # `remember_light`: frames come from one camera under one light (`run`), so a strong cast
+        # found on one frame is taken off the next before the finder looks. Off by default: a
+        # detector reading photos from many cameras (eval-photos, recognize) must not carry one
+        # photo's light to the next.
+        self.remember_light = remember_light
+        self._light: np.ndarray | None = None
         # The vision thread and the host page's calibration share the model: one at a time.
         self._lock = threading.RLock()
 
@@ -225,11 +233,20 @@ class YoloDetector:
 
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]
-        candidates = self._find(frame)
+        # One camera under one light (`remember_light`): a cast the last frame needed taken off is
+        # taken off before the first look, so a warm table costs one look a frame, not two.
+        remembered = self._light is not None
+        candidates = self._find(white_balanced(frame, self._light)) if remembered else []
+        if not candidates:
+            candidates = self._find(frame)
+            remembered = False
         if candidates:  # a cast stronger than the finder learned (a warm bulb): look again with it taken off
             white = card_white(frame, [box for box, _, _ in candidates])
-            if white is not None and cast(white) > self.finder_cast:
+            strong = white is not None and cast(white) > self.finder_cast
+            if strong and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
+            if self.remember_light:
+                self._light = white if strong else None
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
             # picture's brightest white made grey and its contrast and colour brought up
             candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))])))

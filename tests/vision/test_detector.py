@@ -167,7 +167,7 @@ def test_a_hazy_picture_is_looked_at_again_with_contrast_and_colour_brought_up(s
 def test_a_warm_bulbs_picture_is_looked_at_again_with_the_cast_taken_off(shipped, monkeypatch):
     from companion.vision.photometric import card_white, cast, channel_gains, colour_temperature, exposure
 
-    table, (x1, y1, x2, y2) = _card_on_table("yellow_7", "modern")
+    table, (x1, y1, x2, y2) = _card_on_table("blue_4", "classic")
     warm = colour_temperature(channel_gains(exposure(table, 0.55), (0.9, 1.0, 1.05)), 2700)  # a dim bulb on a webcam already a bit warm
     box = [(float(x1), float(y1), float(x2), float(y2))]
     assert cast(card_white(warm, box)) > shipped.finder_cast  # more than the finder ever saw in training
@@ -176,7 +176,28 @@ def test_a_warm_bulbs_picture_is_looked_at_again_with_the_cast_taken_off(shipped
     found = shipped.detect(warm)
     assert len(looks) == 2
     assert cast(card_white(looks[1], box)) < 1.1  # the second look sees the card's white grey
-    assert found and found[0].card == "yellow_7"
+    assert found and found[0].card == "blue_4"
+
+
+@shipped_only
+def test_one_camera_under_a_warm_bulb_is_looked_at_once_a_frame_after_the_first(monkeypatch):
+    from companion.vision.photometric import channel_gains, colour_temperature, exposure
+
+    onnx = SHIPPED.with_suffix(".onnx")
+    camera = YoloDetector(onnx if onnx.exists() else SHIPPED, remember_light=True)  # as `run` makes it
+    table, _ = _card_on_table("blue_4", "classic")
+    warm = colour_temperature(channel_gains(exposure(table, 0.55), (0.9, 1.0, 1.05)), 2700)
+    looks, first_look = [], camera._find
+    monkeypatch.setattr(camera, "_find", lambda frame: looks.append(frame) or first_look(frame))
+    reads = []
+    for frame in (warm, warm, table):
+        looks.clear()
+        found = camera.detect(frame)
+        reads.append((found[0].card if found else None, len(looks)))
+    # the first warm frame is looked at twice, the next once (its light remembered); the bulb
+    # switched off, the frame is looked at as it is, once
+    assert reads == [("blue_4", 2), ("blue_4", 1), ("blue_4", 1)]
+    assert camera._light is None
 
 
 @shipped_only
