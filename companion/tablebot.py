@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable
 
 from companion.referee.cards import COLORS, is_card_name, parse_card
 from companion.referee.service import lay_names
+from companion.vision.truth import said_after
 
 log = logging.getLogger("companion.demo")
 
@@ -195,14 +196,12 @@ class TableBot:
             self._submit(line)
 
     def _follow_colour(self, laid: dict) -> None:
-        """A wild's colour (or a swap's target) the true log names in the play line itself:
-        the camera saw only the card, so the player's phone names it now, before whatever
-        the log says next (a catch, a challenge)."""
-        for key in ("target", "color"):
-            if laid.get("type") in ("flip", "play") and laid.get(key):
-                line = {"type": key, ("player" if key == "target" else "color"): laid[key]}
-                if self._wanted(line):
-                    self._submit(line)
+        """A wild's colour the true log names in the play line itself: the camera saw only the
+        card, so the player's phone names it now, before whatever the log says next (a
+        catch, a challenge)."""
+        for line in said_after(laid):
+            if self._wanted(line):
+                self._submit(line)
 
     def _follow(self, event: dict) -> None:
         index = self._match(event)

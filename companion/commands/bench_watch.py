@@ -141,6 +141,7 @@ def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[i
     """
     from companion.referee.engine import Table
     from companion.referee.service import line_of_lay
+    from companion.vision.truth import said_after
 
     table = Table()
     lines: list[dict] = [{} for _ in events]
@@ -171,9 +172,8 @@ def referee_lines(truth: Sequence[dict], events: Sequence[dict], matches: dict[i
             pending += 1
         if k is not None:
             feed(k, line.get("player"))
-            for key in ("color", "target"):  # named in the play's own line: a phone says it after the card
-                if key in line and lines[k].get("type") in ("flip", "play"):
-                    table.push({"type": key, key: line[key]})
+            for said in said_after(line):  # a wild's colour named in its play line: said after the card
+                table.push(said)
     for k in unmatched[pending:]:
         feed(k)
     return lines

@@ -44,6 +44,15 @@ def read_truth(path: str | Path) -> list[dict]:
     return lines
 
 
+def said_after(line: dict) -> list[dict]:
+    """The phone lines a truth's card line holds besides the card: a wild's colour named in
+    its `flip` or `play` line itself. The camera sees only the card, so at a table the player's
+    phone says the colour right after it (the demo bot and bench-watch's referee do so)."""
+    if line.get("type") in ("flip", "play") and line.get("color"):
+        return [{"type": "color", "color": line["color"]}]
+    return []
+
+
 class TruthDetector:
     """A perfect recognizer from a video's truth: the top card of the pile and the revealed cards.
 
