@@ -240,8 +240,10 @@ class YoloDetector:
         if not candidates:
             candidates = self._find(frame)
             remembered = False
+        white, white_boxes = None, None  # the cards' white, and the boxes it was measured in
         if candidates:  # a cast stronger than the finder learned (a warm bulb): look again with it taken off
-            white = card_white(frame, [box for box, _, _ in candidates])
+            white_boxes = [box for box, _, _ in candidates]
+            white = card_white(frame, white_boxes)
             strong = white is not None and cast(white) > self.finder_cast
             if strong and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
@@ -256,8 +258,9 @@ class YoloDetector:
         trusts = [0.5 + 0.5 * min(1.0, det_conf / 0.5) for _, _, det_conf in candidates]
         boxes = [box for box, _, _ in candidates]
         # Everything below reads the cards as if their white were grey (a warm bulb, a blue
-        # shade or a camera's balance taken off); the finder saw the frame as it was.
-        frame = neutral_light(frame, boxes)
+        # shade or a camera's balance taken off: `neutral_light`, its white measured once when
+        # these are the boxes it was measured in); the finder saw the frame as it was.
+        frame = white_balanced(frame, white if boxes == white_boxes else card_white(frame, boxes))
         crops = [crop_square(frame, box) for box in boxes]
         symbols, sure_of = self._symbols(frame, boxes, crops)
         colours = self._colours(crops)
