@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from companion.referee.cards import CARD_NAMES, parse_card
-from companion.vision.crops import NONE, SYMBOL_CLASSES, corner_squares, crop_square
+from companion.vision.crops import NONE, SYMBOL_CLASSES, box_area, box_intersection, box_iou, corner_squares, crop_square
 
 # The composites' class index -> symbol (see their README: 10-14 were renamed).
 COMPOSITE_SYMBOLS = ("0", "1", "wild_draw_four", "draw_two", "reverse", "skip", "wild",
@@ -147,24 +147,10 @@ def webcam_look(img: np.ndarray, rnd: random.Random) -> np.ndarray:
     return out
 
 
-def _area(a) -> float:
-    return (a[2] - a[0]) * (a[3] - a[1])
-
-
-def _intersection(a, b) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def _iou(a, b) -> float:
-    inter = _intersection(a, b)
-    union = _area(a) + _area(b) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def _covered(a, b) -> float:
     """The share of box a that box b covers."""
-    area = _area(a)
-    return _intersection(a, b) / area if area > 0 else 1.0
+    area = box_area(a)
+    return box_intersection(a, b) / area if area > 0 else 1.0
 
 
 def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3,
@@ -199,7 +185,7 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
                 x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
                 cand = (x1, y1, x1 + bw, y1 + bh)
                 # "none" only where no card shows: not even a small card inside the window.
-                if all(_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes):
+                if all(box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes):
                     yield NONE, crop_square(img, cand, 0.0)
                     break
 

@@ -320,7 +320,7 @@ def synthetic_readings(detector: Detector, per_card: int = 30, seed: int = 0, sh
 
     from companion.vision.photometric import apply_shift
     from companion.synth.scenes import FaceBank, pile_scene
-    from companion.vision.watcher import box_iou
+    from companion.vision.crops import box_iou
 
     bank = bank if bank is not None else FaceBank(seed=seed)
     rng = np.random.default_rng(seed)

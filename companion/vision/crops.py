@@ -20,6 +20,23 @@ READER_SIZE = 128
 RUNTIME_MARGIN = 0.08  # the reader sees a detector box grown by this much on each side
 
 
+def box_area(box) -> float:
+    """The area of a box (x1, y1, x2, y2)."""
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def box_intersection(a, b) -> float:
+    """The area two boxes (x1, y1, x2, y2) share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def box_iou(a, b) -> float:
+    """Intersection over union of two boxes (x1, y1, x2, y2)."""
+    inter = box_intersection(a, b)
+    union = box_area(a) + box_area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def crop_square(img: np.ndarray, box: tuple[float, float, float, float], margin: float | tuple[float, ...] = RUNTIME_MARGIN,
                 size: int = READER_SIZE) -> np.ndarray:
     """The box grown by `margin` (a fraction of its size; one value or left, top, right,

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
+from companion.vision.crops import box_area, box_intersection, box_iou
 from companion.vision.zones import Zones
 
 log = logging.getLogger(__name__)
@@ -66,15 +66,6 @@ REVEAL_CONFIDENCE = 0.5
 REVEAL_COVER = 0.75
 REVEAL_INSIDE = 0.5
 REVEAL_SURE = 0.9
-
-
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two boxes (x1, y1, x2, y2)."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 @dataclass
@@ -295,8 +286,6 @@ class Watcher:
     def _occluded(self, colour: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
         """A zone is occluded when a change reaching it also reaches the picture's edge: an arm.
         Returns each zone's verdict and the pixels of the arms that reach a zone."""
-        import cv2
-
         d = self._aligned_difference(colour)
         sure = d > self.occlusion_level
         # The verdict follows a change through hysteresis, as Canny's edge finder does (low
@@ -638,11 +627,12 @@ class Watcher:
             zone.shown, zone.shown_boxes = [], []
             zone.reads = []
             return []
+        change = None  # where the area's colour changed since it was empty: measured once, when needed
         if zone.shown_boxes and zone.empty_colour is not None:
             change = self._colour_change(zone)
             if all(self._cover(change, box) < self.reveal_cover for box in zone.shown_boxes):
                 zone.shown, zone.shown_boxes = [], []  # where the shown cards lay, the area is empty again
-        found = self._revealed(zone, self._detect(frame, "reveal"))
+        found = self._revealed(zone, self._detect(frame, "reveal"), change)
         if not found:
             zone.attempts += 1
             if zone.attempts >= self.max_attempts:
@@ -671,10 +661,11 @@ class Watcher:
         zone.shown_boxes = [tuple(d.box) for d in found]
         return [{"type": "reveal", "cards": cards, "t": round(t, 3)}]
 
-    def _revealed(self, zone: _ZoneState, found: list) -> list:
+    def _revealed(self, zone: _ZoneState, found: list, change: np.ndarray | None = None) -> list:
         """The detections in the reveal area that are cards laid there, left to right: each
         read with `reveal_confidence` or more, where the area changed since it was last seen
-        empty, and one detection per card.
+        empty (`change`, the area's colour change, if already measured), and one detection
+        per card.
 
         A finely patterned table (honeycomb) gives the recognizer weak "cards" in the empty
         area, and a revealed card now and then a second, weaker box of its own: both made
@@ -689,7 +680,8 @@ class Watcher:
             # A box read at `reveal_sure` or more is a card wherever it lies: no box of no card
             # and no second box of a card reached that on the rendered bench, and on a light
             # table a card's colour differs from it over less of its middle.
-            change = self._colour_change(zone)
+            if change is None:
+                change = self._colour_change(zone)
             found = [d for d in found if d.confidence >= self.reveal_sure or self._cover(change, d.box) >= self.reveal_cover]
         cards: list = []
         for d in sorted(found, key=lambda d: -d.confidence):
@@ -708,9 +700,8 @@ class Watcher:
         the two boxes lies inside the other. Revealed cards laid side by side overlap far
         less; two cards fanned closer than that count as two only when both are read surely."""
         a, b = weaker.box, stronger.box
-        inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-        smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-        if smaller <= 0 or inter < self.reveal_inside * smaller:
+        smaller = min(box_area(a), box_area(b))
+        if smaller <= 0 or box_intersection(a, b) < self.reveal_inside * smaller:
             return False
         return min(weaker.confidence, stronger.confidence) < self.reveal_sure
 
