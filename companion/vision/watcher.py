@@ -80,6 +80,9 @@ SAME_COVER = 0.2
 # A card read under LAY_SURE (REVEAL_SURE's level: no box of no card reached it) is read once
 # more on the next still frame, and the surer reading is the lay.
 LAY_SURE = REVEAL_SURE
+# - LAY_SIZE: every card laid there was boxed at 0.56 or more of the median area of the cards
+#   laid on the pile before it (399 lays); a box under 0.4 of it is no card come to rest.
+LAY_SIZE = 0.4
 
 
 @dataclass
@@ -139,6 +142,7 @@ class Watcher:
         lay_confidence: float = LAY_CONFIDENCE,
         same_cover: float = SAME_COVER,
         lay_sure: float = LAY_SURE,
+        lay_size: float = LAY_SIZE,
     ):
         self.detector = detector
         self.zones = zones
@@ -171,6 +175,7 @@ class Watcher:
         self.lay_confidence = lay_confidence  # the least confidence of a card laid on the pile
         self.same_cover = same_cover  # share of its box's middle a second card of the top's name changes
         self.lay_sure = lay_sure  # a card read less surely is read once more before it is a lay
+        self.lay_size = lay_size  # least box area of a card laid, against the cards laid before
         self._age: np.ndarray | None = None
         self._age_t: np.ndarray | None = None
         self._outside: np.ndarray | None = None
@@ -183,6 +188,7 @@ class Watcher:
         self._window: np.ndarray | None = None  # phase correlation's Hanning window
         self._last_shift: list[tuple[float, float]] = [(0.0, 0.0), (0.0, 0.0)]  # each background's shift that fitted last
         self._zones: dict[str, _ZoneState] = {}
+        self._card_areas: list[float] = []  # box areas of the last cards laid on the pile
         self._started = False
 
     # -- per-frame work --------------------------------------------------------------------------
@@ -543,9 +549,9 @@ class Watcher:
             zone.attempts, zone.held = 0, []
             return []
         best = self._pick(found, change)
-        if best.confidence < self.lay_confidence:
+        if best.confidence < self.lay_confidence or self._too_small(best.box):
             # A weak reading: a card still half under the hand that laid it, or a pattern in the
-            # table where the pile was gathered up. It names no card.
+            # table where the pile was gathered up (found small as well as weak). No card.
             best = None
         if best is None or best.confidence < self.lay_sure:
             # Not sure: the pile is read again on the next still frames until two readings
@@ -598,6 +604,14 @@ class Watcher:
             return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
 
+    def _too_small(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether `box` is far smaller than the cards laid on this pile so far (the camera
+        does not move nearer): a card come to rest on top shows whole, and a box of a
+        fraction of a card is a pattern in the table, a corner, a card in a gathering hand."""
+        if len(self._card_areas) < 3:
+            return False
+        return box_area(box) < self.lay_size * float(np.median(self._card_areas))
+
     def _same_place(self, box, other: tuple[float, float, float, float] | None) -> bool:
         return other is not None and box_iou(box, other) >= self.same_overlap
 
@@ -643,6 +657,7 @@ class Watcher:
         # seemed "still there" in that drift.
         mark = (np.abs(feat - zone.ref).max(axis=2) > 1.0) & zone.mask & self._box_mask(best.box)
         zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box), mark))
+        self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
         zone.ref = feat
         zone.attempts, zone.held = 0, []
         top = [[name, round(float(p), 4)] for name, p in best.readings()]

@@ -777,3 +777,19 @@ def test_a_camera_bumped_by_half_a_work_pixel_over_a_patterned_table_is_no_arm(l
     assert plain.mean() > 0.1  # unfitted, much of the picture differs
     verdict, _ = watcher._occluded(now)
     assert verdict == {"discard": False, "reveal": False}
+
+
+def test_watcher_a_box_far_smaller_than_the_cards_laid_is_no_card():
+    # The pile being gathered up at the end of a hand: in the table's pattern, or in the
+    # cards of the hand gathering them, the recognizer finds a card a third the size of the cards laid
+    # so far. The camera does not come nearer: a card come to rest on the pile shows whole.
+    scene = Scene()
+    scene.show([])
+    cards = [("red_2", 330, 185, 5), ("red_7", 340, 190, -10), ("blue_7", 325, 180, 15)]
+    for k in range(len(cards)):
+        scene.show(cards[:k + 1])
+    x1, y1, x2, y2 = (float(v) for v in scene.video._box(scene.Placed("yellow_draw_two", 340, 190, 0)))
+    small = (x1, y1, x1 + (x2 - x1) * 0.55, y1 + (y2 - y1) * 0.55)  # 0.3 of a card's area
+    scene.detector.script = lambda frame: [Detection("yellow_draw_two", 0.95, small)]
+    assert scene.show(cards + [("green_1", 300, 170, 40)]) == []  # the hand gathering them
+    assert [e["card"] for e in scene.events] == ["red_2", "red_7", "blue_7"]
