@@ -414,6 +414,10 @@ class Watcher:
                 reaching = {i for i in reaching if beyond[i] >= min_arm}
             out[zone.name] = bool(reaching)
             arms |= reaching
+        # arms reaching no zone yet (resting beside the pile) are arms too: kept from fading
+        # into the background as long as a zone's, or the hand that later reaches over the
+        # pile from them is cut off from the picture's edge
+        arms |= {i for i in edge if stats[i, cv2.CC_STAT_AREA] >= min_arm}
         arm = np.isin(labels, sorted(arms)) if arms else np.zeros(mask.shape, bool)
         return out, arm
 

@@ -793,3 +793,19 @@ def test_watcher_a_box_far_smaller_than_the_cards_laid_is_no_card():
     scene.detector.script = lambda frame: [Detection("yellow_draw_two", 0.95, small)]
     assert scene.show(cards + [("green_1", 300, 170, 40)]) == []  # the hand gathering them
     assert [e["card"] for e in scene.events] == ["red_2", "red_7", "blue_7"]
+
+
+def test_an_arm_resting_beside_the_pile_is_kept_from_the_background():
+    # An arm resting on the table beside the pile (from the picture's edge, reaching no zone)
+    # faded into the background after 1.5 s; the hand then moved over the pile holding a card,
+    # and, cut off from the picture's edge, was no arm: the card in it was read as laid.
+    watcher = _set_up_watcher()
+    zone = watcher._zones["discard"]
+    x0, y0, x1, y1 = zone.bbox
+    changed = np.zeros(zone.mask.shape, bool)
+    changed[(y0 + y1) // 2 - 8:(y0 + y1) // 2 + 8, 0:max(1, x0 - 6)] = True  # from the left edge, stopping short
+    changed &= ~zone.mask & watcher._outside
+    assert changed.sum() >= watcher.min_arm_share * changed.size
+    verdict, arm = watcher._arms(changed, changed)
+    assert verdict == {"discard": False, "reveal": False}  # it holds no zone up
+    assert arm[changed].all()  # but it is an arm: not let fade into the background
