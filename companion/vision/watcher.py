@@ -67,21 +67,23 @@ REVEAL_COVER = 0.75
 REVEAL_INSIDE = 0.5
 REVEAL_SURE = 0.9
 
-# What counts as a card laid on the pile. Both set on the rendered bench videos read by the
-# shipped model (seeds 100-103, 55 plays: 407 lays), never on the real-card bench.
+# What counts as a card laid on the pile (`Watcher._discard`, `Watcher._settled`). Each set on
+# the rendered bench videos read by the shipped model (seeds 100-103, 55 plays: 407 lays),
+# never on the real-card bench, which only measured them.
 # - LAY_CONFIDENCE: every card laid there was read at 0.82 or more; a patterned table where
 #   the pile was gathered up, or a card still half under the hand, reads weaker. A reading
-#   under even odds (as REVEAL_CONFIDENCE) is read again on the next still frames.
+#   under even odds (as REVEAL_CONFIDENCE) names no card.
+# - LAY_SURE: a reading under REVEAL_SURE's level (no box of no card reached it) waits for a
+#   second reading that agrees (up to max_attempts; then the surest stands). A second card of
+#   the top card's name needs it too: every such card laid there was read at 0.99 or more.
 # - SAME_COVER: a card laid on one of its own name changed 0.40 or more of its box's middle
 #   (17 such lays, `Watcher._cover`); half that, so a card laid nearly square on its twin
 #   still counts.
-LAY_CONFIDENCE = 0.5
-SAME_COVER = 0.2
-# A card read under LAY_SURE (REVEAL_SURE's level: no box of no card reached it) is read once
-# more on the next still frame, and the surer reading is the lay.
-LAY_SURE = REVEAL_SURE
 # - LAY_SIZE: every card laid there was boxed at 0.56 or more of the median area of the cards
 #   laid on the pile before it (399 lays); a box under 0.4 of it is no card come to rest.
+LAY_CONFIDENCE = 0.5
+LAY_SURE = REVEAL_SURE
+SAME_COVER = 0.2
 LAY_SIZE = 0.4
 
 
@@ -111,6 +113,10 @@ class _ZoneState:
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
     reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
+
+    def change_done(self) -> None:
+        """The current change is dealt with: no readings of it are pending."""
+        self.attempts, self.held = 0, []
 
 
 class Watcher:
@@ -500,7 +506,7 @@ class Watcher:
                 self._set_empty(zone, feat)
             elif zone.name == "discard":
                 zone.pile = [_PileCard(found[0].card, None, tuple(found[0].box))]
-            zone.attempts, zone.held = 0, []
+            zone.change_done()
 
     def _set_empty(self, zone: _ZoneState, feat: np.ndarray) -> None:
         """The zone as it looks now is the zone with no card on it."""
@@ -530,7 +536,7 @@ class Watcher:
                 if best is not None and best.card != zone.pile[-1].name:
                     return self._settled(zone, best, feat, t, change)
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
-            zone.attempts, zone.held = 0, []
+            zone.change_done()
             return []
         if self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat  # the pile or the camera moved a little: no card
@@ -550,7 +556,7 @@ class Watcher:
                 self._set_empty(zone, feat)
                 zone.pile = []
             zone.ref = feat
-            zone.attempts, zone.held = 0, []
+            zone.change_done()
             return []
         best = self._pick(found, change)
         if best.confidence < self.lay_confidence or self._too_small(best.box):
@@ -573,7 +579,7 @@ class Watcher:
             if best is None:
                 log.warning("a change on the discard pile at t=%.1f s could not be named", t)
                 zone.ref = feat
-                zone.attempts, zone.held = 0, []
+                zone.change_done()
                 return []
         return self._settled(zone, best, feat, t, change)
 
@@ -593,7 +599,7 @@ class Watcher:
                     or best.confidence < self.lay_sure or self._moved(zone, top, best, feat)):
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
                 zone.ref = feat
-                zone.attempts, zone.held = 0, []
+                zone.change_done()
                 return []
         below = zone.pile[-2] if len(zone.pile) > 1 else None
         if (top is not None and below is not None and best.card == below.name != top.name
@@ -650,7 +656,7 @@ class Watcher:
     def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
         zone.pile.pop()
         zone.ref = feat
-        zone.attempts, zone.held = 0, []
+        zone.change_done()
         return [{"type": "take_back", "t": round(t, 3)}]
 
     def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
@@ -663,7 +669,7 @@ class Watcher:
         zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box), mark))
         self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
         zone.ref = feat
-        zone.attempts, zone.held = 0, []
+        zone.change_done()
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
         return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]
 
@@ -717,7 +723,7 @@ class Watcher:
             zone.attempts += 1
             if zone.attempts >= self.max_attempts:
                 zone.ref = feat
-                zone.attempts, zone.held = 0, []
+                zone.change_done()
                 zone.reads = []
                 if zone.empty is None:
                     self._set_empty(zone, feat)
@@ -727,7 +733,7 @@ class Watcher:
         if cards is None:
             return []  # zone.ref kept: the next still frame reads the cards again
         zone.ref = feat
-        zone.attempts, zone.held = 0, []
+        zone.change_done()
         zone.reads = []
         if sorted(cards) == sorted(zone.shown):
             return []  # the same cards, straightened or nudged: already reported
