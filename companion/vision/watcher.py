@@ -109,6 +109,7 @@ class _ZoneState:
     attempts: int = 0  # detector calls that found no card for the current change
     held: list = field(default_factory=list)  # discard pile: unsure readings of the current change
     visited: bool = False  # something moved over the zone since its last settled picture
+    arm_held: bool = False  # an arm was over the zone and nothing in the picture has moved since
     pile: list[_PileCard] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
@@ -274,14 +275,18 @@ class Watcher:
             self._age_t = np.full(gray.shape, t, np.float32)
         self._age_t[changing] = t  # time each pixel last changed
         events: list[dict] = []
+        moved = np.count_nonzero(moving)
         for zone in self._zones.values():
             # motion in the rim is mostly the shadow of an arm going away: watch the core
-            if np.count_nonzero(moving & zone.core) > max(4, self.motion_share * zone.area):
+            least = max(4, self.motion_share * zone.area)
+            if np.count_nonzero(moving & zone.core) > least:
                 zone.still = 0
                 zone.visited = True
                 zone.reads = []
             else:
                 zone.still += 1
+            if moved > least:
+                zone.arm_held = False
         settled = [z for z in self._zones.values() if z.still >= self.still_frames]
         if not settled:
             return events
@@ -294,6 +299,14 @@ class Watcher:
         old = age >= 8 * self.absorb_s
         self._bg_long[old] = colour[old]
         occluded, arm = self._occluded(colour)
+        # An arm over a zone is there until something moves: a hand held still over the pile
+        # does not go by standing still. Its arm's faint middle (pale skin on a light table)
+        # faded into the background in absorb_s, the hand was then cut off from the picture's
+        # edge and was no arm, and the card under its fingers was read as laid. (Anywhere in
+        # the picture: an arm's tip leaving the pile's rim may move too few of its pixels.)
+        for zone in self._zones.values():
+            zone.arm_held = zone.arm_held or occluded[zone.name]
+            occluded[zone.name] = zone.arm_held
         # inside a zone only after much longer, and never an arm reaching into a zone: its
         # part outside the zone, once still, would otherwise fade into the background and cut
         # a hand resting on the pile off from the picture's edge

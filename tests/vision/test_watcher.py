@@ -809,3 +809,46 @@ def test_an_arm_resting_beside_the_pile_is_kept_from_the_background():
     verdict, arm = watcher._arms(changed, changed)
     assert verdict == {"discard": False, "reveal": False}  # it holds no zone up
     assert arm[changed].all()  # but it is an arm: not let fade into the background
+
+
+def test_a_hand_held_still_over_the_pile_is_a_hand_after_its_arm_fades():
+    # A pale arm over a light table differs from it only faintly in its middle; held still,
+    # that middle faded into the background, the hand over the pile was cut off from the
+    # picture's edge, and the card under its fingers, misread, was reported as laid. A hand
+    # is there until something moves; once it goes, the next card is seen.
+    import cv2
+
+    scene = Scene()
+    video, watcher = scene.video, scene.watcher
+
+    def lay(*cards: tuple[str, float, float, float]) -> None:
+        scene.cards = [scene.Placed(*card) for card in cards]
+        video.pile = list(scene.cards)
+        video._touch()
+
+    def picture(hand=None) -> np.ndarray:  # a light table, as light as pale skin
+        return cv2.convertScaleAbs(video._frame(hand, []), alpha=1.9)
+
+    clock = iter(range(10_000))
+
+    def feed(frames: int, picture: np.ndarray) -> list[dict]:
+        new = []
+        for _ in range(frames):
+            new += watcher.feed(picture.copy(), next(clock) / 10.0)
+        return new
+
+    feed(8, picture())
+    lay(("red_5", 365, 190, 0))
+    assert [e["card"] for e in feed(8, picture())] == ["red_5"]
+    table, arm = picture(), picture(((640.0, 200.0), (365.0, 190.0)))
+    middle = np.zeros(table.shape[:2], bool)
+    middle[:, 460:560] = np.abs(arm.astype(int) - table).max(axis=2)[:, 460:560] > 0
+    # the arm's middle as the table a little brighter: past half the level of an arm, not past it
+    lift = 0.8 * watcher.occlusion_level * float(np.median(cv2.cvtColor(table, cv2.COLOR_BGR2GRAY))) / 128
+    arm[middle] = np.clip(table[middle] + lift, 0, 255).astype(np.uint8)
+    scene.detector.script = lambda frame: [Detection("red_8", 0.95, (325.0, 130.0, 405.0, 250.0))]
+    assert feed(40, arm) == []  # held still 4 s: longer than the faint middle takes to fade
+    scene.detector.script = scene._read
+    assert feed(8, table) == []  # the hand went: red_5 is still the top card
+    lay(("red_5", 365, 190, 0), ("blue_2", 350, 180, 10))
+    assert [e["card"] for e in feed(8, picture())] == ["blue_2"]
