@@ -78,8 +78,7 @@ REVEAL_SURE = 0.9
 #   the top card's name needs it too: every such card laid there was read at 0.99 or more.
 # - SAME_COVER: a card laid on one of its own name changed 0.40 or more of its box's middle
 #   (17 such lays, `Watcher._cover`); half that, so a card laid nearly square on its twin
-#   still counts. A reading under LAY_SURE needs it too (a card that came changes its own
-#   face): the one such lay there changed 0.32.
+#   still counts.
 # - LAY_SIZE: every card laid there was boxed at 0.56 or more of the median area of the cards
 #   laid on the pile before it (399 lays); a box under 0.4 of it is no card come to rest.
 LAY_CONFIDENCE = 0.5
@@ -577,11 +576,6 @@ class Watcher:
             # A weak reading: a card still half under the hand that laid it, or a pattern in the
             # table where the pile was gathered up (found small as well as weak). No card.
             best = None
-        elif best.confidence < self.lay_sure and self._cover(change, best.box) < self.same_cover:
-            # An unsure reading whose box's middle did not change is no card that came: a
-            # pattern in a honeycomb table beside the top card, after a hand passed over the
-            # pile, read three times in three places as a wild draw four.
-            best = None
         if best is None or best.confidence < self.lay_sure:
             # Not sure: the pile is read again on the next still frames until two readings
             # agree (as a reveal is), or up to max_attempts; then the surest reading stands.
@@ -591,7 +585,11 @@ class Watcher:
             zone.attempts += 1
             if not agreed and zone.attempts < self.max_attempts:
                 return []  # zone.ref kept: the next still frame reads the pile again
-            # the surest reading of the name two agree on, or of all of them
+            # the surest reading of the name two agree on, or of all of them; but one unsure
+            # reading among weak ones is no card (a honeycomb table's pattern beside the top
+            # card, read once at 0.55 and then only weakly, was laid as a wild draw four)
+            if not agreed and len(zone.held) < 2:
+                zone.held = []
             name = best.card if agreed else None
             best = max((r for r in zone.held if name is None or r.card == name),
                        key=lambda r: r.confidence, default=None)
