@@ -244,7 +244,7 @@ def main(args: argparse.Namespace) -> int:
     if args.detector == "yolo":
         from companion.vision.detector import YoloDetector
 
-        detector = YoloDetector()
+        detector = YoloDetector(themed=args.deck != "classic")
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-watch-"))
     folder.mkdir(parents=True, exist_ok=True)
     if real is not None:

@@ -14,7 +14,13 @@ HELP = "accuracy on a folder-per-card photo set"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="folder with one sub-folder per card name")
+    parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="folder with one sub-folder per card name")
+    parser.add_argument("--rendered", choices=("classic", "flip", "themed"), default=None,
+                        help="read rendered cards of a deck laid on piles instead of photos (flip: both sides of "
+                             "UNO Flip; themed: a classic deck with discard two, reflect and Dementor); the "
+                             "themed reader is used for flip and themed")
+    parser.add_argument("--per-card", type=int, default=4, help="with --rendered: piles per card face (default 4)")
+    parser.add_argument("--themed", action="store_true", help="read with the themed reader too (a themed deck's table)")
     parser.add_argument("--model", type=Path, default=None, help="weights (default: the shipped model)")
     parser.add_argument("--limit-per-class", type=int, default=None, help="sample at most N photos per card")
     parser.add_argument("--conf", type=float, default=0.1)
@@ -64,10 +70,29 @@ def main(args: argparse.Namespace) -> int:
     if args.limit_per_class is not None and args.limit_per_class < 1:
         raise CompanionError("--limit-per-class must be at least 1")
     shifts = shift_names(args.shifts) if args.shifts is not None else None
+    if not args.dirs and not args.rendered:
+        raise CompanionError("name a photo folder (DIR), or --rendered DECK")
+    if args.per_card < 1:
+        raise CompanionError("--per-card must be at least 1")
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
-                            reader=False if args.no_reader else (args.reader or True))
+                            reader=False if args.no_reader else (args.reader or True),
+                            themed=args.themed or args.rendered in ("flip", "themed"))
     out = {}
+    if args.rendered:
+        from companion.synth.evaluation import rendered_shifts
+
+        label = f"rendered {args.rendered}"
+        start = time.monotonic()
+        reports = rendered_shifts(detector, args.rendered, args.per_card, shifts=shifts or ["none"],
+                                  progress=_progress(label, len(shifts or ["none"]), shifts is not None))
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+        print(f"{label}: read in {_duration(time.monotonic() - start)}", file=sys.stderr)
+        out[label] = shifts_to_dict(reports) if shifts is not None else reports["none"].to_dict()
+        if not args.json:
+            print(format_shifts(reports, label) if shifts is not None else format_report(reports["none"], label),
+                  flush=True)
     for d, pairs in sets:
         progress = _progress(d.name, len(shifts or ["none"]), shifts is not None)
         start = time.monotonic()

@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader", type=Path, default=None,
                         help="second-stage reader weights (default: the shipped reader, if any)")
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
+    parser.add_argument("--themed", action="store_true", help="the table plays a themed deck (UNO Flip, discard two, reflect, Dementor): read its cards with the themed reader too")
     parser.add_argument("--calibrate", nargs="+", metavar="PHOTO", default=None,
                         help="photos of cards from the same camera (at least one of each colour): learn how it "
                              "shows the four colours first, and read the images with that")
@@ -63,7 +64,8 @@ def main(args: argparse.Namespace) -> int:
     if not 0 < args.conf < 1:
         raise CompanionError("--conf must be between 0 and 1")
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
-                            reader=False if args.no_reader else (args.reader or True), learn_colours=False)
+                            reader=False if args.no_reader else (args.reader or True), learn_colours=False,
+                            themed=args.themed)
     if args.calibrate:
         import sys
 

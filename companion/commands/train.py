@@ -30,7 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train the colour reader (names a found card's colour under any camera and light); "
                              "--images is then the number of scenes its crops are cut from, and --model, --epochs, "
                              "--time and --batch default to its recipe")
-    parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour reader's scenes")
+    parser.add_argument("--themed", action="store_true",
+                        help="train the themed reader (UNO Flip's faces and the other themed cards, by whole name); "
+                             "--images is then the number of piles its crops are cut from, and --model, --epochs, "
+                             "--time and --batch default to its recipe")
+    parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour or themed reader's scenes")
     parser.add_argument("--light", type=float, default=None,
                         help="reader only: the share of scenes cut under a random camera and light "
                              "(default 0, as the shipped reader was trained)")
@@ -47,8 +51,8 @@ def main(args: argparse.Namespace) -> int:
     for key in ("images", "val_images", "imgsz", "epochs", "batch"):
         if getattr(args, key) < 1:
             raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
-    if args.reader and args.colour:
-        raise CompanionError("--reader and --colour train different models: choose one")
+    if sum((args.reader, args.colour, args.themed)) > 1:
+        raise CompanionError("--reader, --colour and --themed train different models: choose one")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
         raise CompanionError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     from companion.vision.training_stack import require_training
@@ -64,6 +68,17 @@ def main(args: argparse.Namespace) -> int:
                               workers=args.workers, jobs=args.jobs or c.jobs, model=given.get("model", c.model),
                               epochs=given.get("epochs", c.epochs), hours=given.get("hours", c.hours) or None, batch=given.get("batch", c.batch))
         train_colour(colour)
+        return 0
+    if args.themed:
+        from companion.synth.train import ThemedRecipe, train_themed
+
+        m = ThemedRecipe()
+        themed = ThemedRecipe(work=args.work if args.work != d.work else m.work,
+                              images=given.get("images", m.images), seed=args.seed, device=args.device,
+                              workers=args.workers, jobs=args.jobs or m.jobs, model=given.get("model", m.model),
+                              epochs=given.get("epochs", m.epochs), hours=given.get("hours", m.hours) or None,
+                              batch=given.get("batch", m.batch))
+        train_themed(themed)
         return 0
     if args.reader:
         from companion.synth.train import ReaderRecipe, train_reader

@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fake-truth", metavar="TRUTH.jsonl",
                         help="name cards from a generated video's truth instead of the model (a perfect recognizer)")
     parser.add_argument("--weights", help="model weights (default: the shipped model)")
+    parser.add_argument("--themed", action="store_true", help="the table plays a themed deck (UNO Flip, discard two, reflect, Dementor): read its cards with the themed reader too")
     parser.add_argument("--realtime", action="store_true", help="play files at their real speed")
     parser.add_argument("--find-zones", metavar="OUT.json", help="find the zones from the source, save them, and stop")
 
@@ -55,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
     else:
         from companion.vision.detector import YoloDetector
 
-        detector = YoloDetector(args.weights) if args.weights else YoloDetector()
+        detector = YoloDetector(args.weights or None, themed=args.themed)
     from companion.vision.watcher import Watcher
 
     watcher = None

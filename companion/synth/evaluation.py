@@ -120,6 +120,40 @@ def evaluate_shifts(pairs: list[tuple[Path, str]], detector: Detector, shifts: S
     return reports
 
 
+def rendered_shifts(detector: Detector, deck: str = "flip", per_card: int = 4, seed: int = 0,
+                    shifts: Sequence[str] = VARIANTS, progress: Progress | None = None) -> dict[str, Report]:
+    """`evaluate_shifts` on rendered cards instead of photos: every face of `deck` (for UNO
+    Flip both sides, `cards.deck`; "themed" for a classic deck with the other themed cards), `per_card` times, laid on a small pile of the same deck's
+    cards (`scenes.pile_scene`) and read under each variant. A read counts the detection that
+    boxes the laid card (IoU at least 0.5), as the watcher reads the pile's top card. For decks
+    no real photos exist of here: rendered, never photographed."""
+    import numpy as np
+
+    from companion.referee.cards import deck as deck_counts
+    from companion.synth.scenes import pile_scene
+    from companion.synth.themedcrops import themed_bank
+    from companion.vision.crops import box_iou
+
+    # "themed": a classic deck with one of each other themed card (discard two, reflect, Dementor)
+    names = sorted(deck_counts("classic", discard_two=1, mario_reflect=1, dementor=1) if deck == "themed"
+                   else deck_counts(deck))
+    bank = themed_bank(seed + 101, variants=2)  # printings the training data did not draw
+    rng = np.random.default_rng(seed + 7)
+    reports = {name: Report() for name in shifts}
+    total = len(names) * per_card
+    for i, (name, k) in enumerate((n, k) for n in names for k in range(per_card)):
+        frame, box = pile_scene(rng, bank, name, below=names)  # type: ignore[arg-type]
+        frame.setflags(write=False)
+        for shift, report in reports.items():
+            seen = apply_shift(shift, frame)
+            s = seen.shape[1] / frame.shape[1]  # "third" is a smaller picture
+            found = [d for d in detector.detect(seen) if box_iou(d.box, tuple(v * s for v in box)) >= 0.5]
+            report.add(f"{name}#{k}", name, found[:1])
+        if progress:
+            progress(i + 1, total)
+    return reports
+
+
 def shift_names(spec: str) -> list[str]:
     """The variants a `--shifts` value names: all of them ("none" first) for an empty value,
     else the comma-separated names in the order given, each once."""

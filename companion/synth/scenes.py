@@ -17,7 +17,7 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -346,8 +346,8 @@ def make_scene(rng: np.random.Generator, bank: FaceBank) -> tuple[np.ndarray, li
     return scene, labels_for(placed, occluders, (h, w))
 
 
-def pile_scene(rng: np.random.Generator, bank: FaceBank, top: str,
-               design: str | None = None) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+def pile_scene(rng: np.random.Generator, bank: FaceBank, top: str, design: str | None = None,
+               below: Sequence[str] = CARD_NAMES) -> tuple[np.ndarray, tuple[float, float, float, float]]:
     """A card laid on a discard pile as the table camera sees it: `top` on one to three other
     cards, at the angles and offsets cards land at, now and then a finger at its edge, under
     the scenes' random light and camera. Returns the picture and `top`'s box (x1, y1, x2, y2)."""
@@ -357,10 +357,10 @@ def pile_scene(rng: np.random.Generator, bank: FaceBank, top: str,
     height = min(w, h) * rng.uniform(0.3, 0.6)
     cx, cy = rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h
     for _ in range(int(rng.integers(1, 4))):
-        below = CARD_NAMES[int(rng.integers(0, len(CARD_NAMES)))]
+        name = below[int(rng.integers(0, len(below)))]
         quad = _card_quad(rng, cx + rng.normal(0, height * 0.1), cy + rng.normal(0, height * 0.1), height,
                           rng.uniform(-math.pi, math.pi), 0.03)
-        _paste(scene, bank.get(below, design, rng), quad)
+        _paste(scene, bank.get(name, design, rng), quad)
     quad = _card_quad(rng, cx + rng.normal(0, height * 0.08), cy + rng.normal(0, height * 0.08), height,
                       _random_angle(rng), 0.03)
     mask = _paste(scene, bank.get(top, design, rng), quad)

@@ -14,11 +14,12 @@ from typing import Any, Callable
 
 from companion.vision.models import MODEL_STEM, MODELS_DIR, offline_ultralytics
 from companion.errors import CompanionError
-from companion.vision.reader import COLOUR_STEM, READER_STEM
+from companion.vision.reader import COLOUR_STEM, READER_STEM, THEMED_STEM
 
 WEIGHTS = MODELS_DIR / f"{MODEL_STEM}.pt"
 READER_WEIGHTS = MODELS_DIR / f"{READER_STEM}.pt"
 COLOUR_WEIGHTS = MODELS_DIR / f"{COLOUR_STEM}.pt"
+THEMED_WEIGHTS = MODELS_DIR / f"{THEMED_STEM}.pt"
 COMPOSITES = Path(__file__).resolve().parents[3] / "shared" / "data" / "uno-cards-composites"
 
 
@@ -272,4 +273,58 @@ def train_colour(recipe: ColourRecipe) -> Path:
         # crops already went through random cameras, and a random hue turn would change the
         # very thing the labels name.
         fliplr=0.5, flipud=0.5, scale=0.3, erasing=0.2, auto_augment=None, hsv_h=0.0, hsv_s=0.0, hsv_v=0.0,
+    ))
+
+
+@dataclass
+class ThemedRecipe:
+    """What `uno-companion train --themed` does: the themed reader, which names a found card
+    of a themed deck (UNO Flip's faces, discard two, reflect, Dementor) by its whole name, or
+    says it is a classic face or no card. Its crops are cut from freshly generated piles under
+    a random camera and light (themedcrops.py); `images` is the number of piles. It starts
+    from the shipped card reader's weights (which already know cards' shapes and glyphs)."""
+
+    work: Path = Path("work/themed")
+    images: int = 16000
+    seed: int = 0
+    model: str = str(READER_WEIGHTS)
+    epochs: int = 30
+    hours: float | None = 0.6
+    batch: int = 128
+    device: str = "cpu"
+    workers: int = 2
+    jobs: int = 2  # processes drawing the piles
+
+
+def generate_themed(recipe: ThemedRecipe) -> Path:
+    from ultralytics.utils import TQDM
+
+    from companion.synth.themedcrops import write_themed_dataset
+
+    out = recipe.work / "themed-data"
+
+    def write() -> None:
+        bar = TQDM(desc="themed crops", unit="img")
+        last = [0]
+
+        def progress(n: int) -> None:
+            bar.update(n - last[0])
+            last[0] = n
+
+        write_themed_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
+        bar.close()
+
+    _once(out, f"{recipe.images}-{recipe.seed}", write)
+    return out
+
+
+def train_themed(recipe: ThemedRecipe) -> Path:
+    """Draw the crops, train the themed reader, copy its best weights to models/ and export ONNX."""
+    from companion.vision.crops import READER_SIZE
+
+    return _train_classifier(recipe, generate_themed, READER_SIZE, "uno-themed", THEMED_WEIGHTS, dict(
+        # No flips (a mirrored 2 is no card) and no hue, saturation or RandAugment changes: a
+        # themed card's colour is part of its name (teal or blue, pink or red), and the crops
+        # already went through random cameras.
+        fliplr=0.0, flipud=0.0, scale=0.15, erasing=0.2, auto_augment=None, hsv_h=0.0, hsv_s=0.0, hsv_v=0.0,
     ))

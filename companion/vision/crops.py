@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.referee.cards import CARD_NAMES, COLORS, parse_card
+from companion.referee.cards import CARD_NAMES, COLORS, THEMED_NAMES, parse_card
 
 NONE = "none"
 SYMBOL_CLASSES: tuple[str, ...] = tuple(sorted(
@@ -63,6 +63,11 @@ def corner_squares(box: tuple[float, float, float, float], size: float = 0.45) -
 
 COLOUR_SIZE = 64  # colour needs no detail; a small input keeps the reader about a millisecond
 COLOUR_CLASSES: tuple[str, ...] = tuple(COLORS)
+# What the themed reader names (decks beyond the classic: UNO Flip's faces, the other themed
+# cards): each themed card by its whole name, `CLASSIC` for a classic face (the symbol and
+# colour readers name it) and `NONE` for no card.
+CLASSIC = "classic"
+THEMED_CLASSES: tuple[str, ...] = tuple(sorted(THEMED_NAMES)) + (CLASSIC, NONE)
 
 
 def colour_input(crop: np.ndarray) -> np.ndarray:

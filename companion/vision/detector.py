@@ -165,11 +165,13 @@ class YoloDetector:
     finder_cast = FINDER_GAINS[1] / FINDER_GAINS[0]
     remember_light = False  # see __init__
     _light: np.ndarray | None = None  # the cast the last frame needed taken off (remember_light)
+    themed_reader: Any = None  # see __init__: only at a themed deck's table
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
                  reader: str | Path | None | bool = True, colour: str | Path | None | bool = True,
-                 calibration: Any = None, learn_colours: bool = False, remember_light: bool = False) -> None:
+                 calibration: Any = None, learn_colours: bool = False, remember_light: bool = False,
+                 themed: str | Path | None | bool = False) -> None:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
@@ -179,6 +181,20 @@ class YoloDetector:
         reader_path = default_reader_weights() if reader is True else (Path(reader) if reader else None)
         self.reader = CardReader(reader_path) if reader_path is not None else None
         self.colour_reader = ColourReader(None if colour is True else colour) if colour else None
+        # `themed`: the table plays a themed deck (UNO Flip, discard two, reflect, Dementor), so
+        # each card is also read by the themed reader, which names themed cards by whole name
+        # and says "classic" for the faces the readers above name. Off for a classic deck: a
+        # classic reverse must never be named a flip card there.
+        self.themed_reader = None
+        if themed:
+            from companion.vision.crops import THEMED_CLASSES
+            from companion.vision.reader import THEMED_STEM
+
+            themed_path = default_reader_weights(THEMED_STEM) if themed is True else Path(themed)
+            if themed_path is None:
+                raise ModelMissingError(f"themed reader not found in {MODELS_DIR} (train one with "
+                                        "`uno-companion train --themed`)")
+            self.themed_reader = CardReader(themed_path, classes=THEMED_CLASSES, what="themed reader")
         # The table's own colour groups (calibration.py), when set up. `learn_colours`: sure
         # reads move them (and, with none set up, form them). Off by default: a detector that
         # reads photos from many cameras (eval-photos, recognize) must not learn one camera's
@@ -264,6 +280,7 @@ class YoloDetector:
         crops = [crop_square(frame, box) for box in boxes]
         symbols, sure_of = self._symbols(frame, boxes, crops)
         colours = self._colours(crops)
+        themed = self._themed(crops)
         names = list(self.reader.names)  # type: ignore[union-attr]
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
@@ -271,9 +288,16 @@ class YoloDetector:
         for i in sorted(range(len(candidates)), key=lambda i: -candidates[i][2]):
             box, det_name, det_conf = candidates[i]
             symbol = names[int(symbols[i].argmax())]
-            if symbol == NONE:
-                continue
             if det_conf < self.seam_conf and covered(box, sure) >= self.seam_cover:
+                continue
+            if themed is not None and themed[i] is not None:
+                top = themed[i]
+                if top[0][1] * trusts[i] >= self.conf:
+                    out.append(Detection(top[0][0], top[0][1] * trusts[i], box, top))
+                    if det_conf >= self.seam_conf:
+                        sure.append(box)
+                continue
+            if symbol == NONE:
                 continue
             if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
                 continue  # a black thing that is not a card
@@ -313,6 +337,24 @@ class YoloDetector:
         first = scored[0]
         rest = sorted(scored[1:], key=lambda nc: -nc[1])[:2]
         return tuple((n, round(p, 4)) for n, p in (first, *rest))
+
+    def _themed(self, crops: list[np.ndarray]) -> list[tuple[tuple[str, float], ...] | None] | None:
+        """For each crop, the themed reader's three likeliest themed names when it names a
+        themed card (not "classic", not "none"), else None; None for all with no themed reader."""
+        if self.themed_reader is None or not crops:
+            return None
+        from companion.vision.crops import CLASSIC
+
+        names = list(self.themed_reader.names)
+        out: list[tuple[tuple[str, float], ...] | None] = []
+        for p in self.themed_reader.probabilities(crops):
+            best = names[int(p.argmax())]
+            if best in (CLASSIC, NONE):
+                out.append(None)
+                continue
+            order = [k for k in np.argsort(-p) if names[k] not in (CLASSIC, NONE)][:3]
+            out.append(tuple((names[k], round(float(p[k]), 4)) for k in order))
+        return out
 
     def calibrate(self, pictures: Sequence[np.ndarray]) -> Any:
         """Learn this camera's four colours from pictures of its cards (at least one card of

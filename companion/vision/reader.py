@@ -23,6 +23,7 @@ from companion.vision.finder import calm_onnx_session
 
 READER_STEM = f"{MODEL_STEM}-reader"
 COLOUR_STEM = f"{MODEL_STEM}-colour"
+THEMED_STEM = f"{MODEL_STEM}-themed"  # themed decks' cards by whole name (crops.THEMED_CLASSES)
 
 
 def default_reader_weights(stem: str = READER_STEM) -> Path | None:
@@ -102,4 +103,4 @@ class CardReader:
         return np.concatenate([self._session.run(None, {self._input: batch[i:i + 1]})[0] for i in range(len(batch))])
 
 
-__all__ = ["CardReader", "default_reader_weights", "NONE", "READER_STEM", "COLOUR_STEM"]
+__all__ = ["CardReader", "default_reader_weights", "NONE", "READER_STEM", "COLOUR_STEM", "THEMED_STEM"]

@@ -315,3 +315,25 @@ def test_synthetic_readings_see_every_camera_shift_and_skip_pictures_with_no_car
     reads = synthetic_readings(reader, per_card=len(VARIANTS), names=["wild", "blue_7"], bank=_plain_bank())
     assert sorted(shifted) == sorted(list(VARIANTS) * 2)  # each shift as often as the others
     assert len(reads) == len(VARIANTS)  # every other picture had no card found
+
+
+def test_eval_photos_needs_a_folder_or_a_rendered_deck(capsys):
+    assert cli_main(["eval-photos"]) != 0
+    assert "name a photo folder (DIR), or --rendered DECK" in capsys.readouterr().err
+
+
+def test_eval_photos_rendered_reads_every_face_of_the_deck_under_each_shift(capsys, monkeypatch):
+    # a stand-in that names every card red_5: right only on the red 5s of a classic deck
+    from companion.referee.cards import deck
+
+    def script(frame):
+        h, w = frame.shape[:2]
+        return [Detection("red_5", 0.9, (0.0, 0.0, float(w), float(h)))]
+
+    monkeypatch.setattr(companion.vision.detector, "YoloDetector", lambda *a, **k: FakeDetector(script=script))
+    monkeypatch.setattr("companion.vision.crops.box_iou", lambda a, b: 1.0)  # its box is the card's
+    assert cli_main(["eval-photos", "--rendered", "classic", "--per-card", "1", "--json", "--shifts", "none,blur"]) == 0
+    out = json.loads(capsys.readouterr().out)["rendered classic"]
+    faces = len(deck("classic"))
+    assert out["shifts"]["none"]["images"] == faces and out["shifts"]["blur"]["images"] == faces
+    assert out["shifts"]["none"]["correct"] == 1 and out["meets_targets"] is False

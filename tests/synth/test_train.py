@@ -96,3 +96,42 @@ def test_colour_crops_are_written_one_folder_per_colour(tmp_path):
     assert files and {f.parent.name for f in files} <= set(COLOUR_CLASSES)
     assert {f.parent.parent.name for f in files} <= {"train", "val"}
     assert cv2.imread(str(files[0])).shape == (COLOUR_SIZE, COLOUR_SIZE, 3)
+
+
+@needs_train
+def test_train_themed_flag_takes_the_themed_readers_recipe(monkeypatch, tmp_path):
+    from companion.commands import train as command
+    from companion.synth.train import READER_WEIGHTS
+
+    seen = []
+    monkeypatch.setattr("companion.synth.train.train_themed", seen.append)
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    assert command.main(parser.parse_args(["--themed", "--work", str(tmp_path), "--images", "500", "--seed", "2"])) == 0
+    (recipe,) = seen
+    assert recipe.model == str(READER_WEIGHTS)  # it starts from the card reader's weights
+    assert recipe.images == 500 and recipe.seed == 2 and recipe.work == tmp_path
+
+
+@pytest.mark.parametrize("argv", [["--themed", "--reader"], ["--themed", "--colour"]])
+def test_train_cli_trains_one_model_at_a_time(argv, tmp_path):
+    from companion.commands import train as command
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    with pytest.raises(CompanionError, match="choose one"):
+        command.main(parser.parse_args(["--work", str(tmp_path), *argv]))
+
+
+def test_themed_crops_name_themed_cards_whole_and_classic_faces_classic(tmp_path):
+    from companion.synth.themedcrops import write_themed_dataset
+    from companion.vision.crops import CLASSIC, READER_SIZE, THEMED_CLASSES
+
+    import cv2
+
+    out = write_themed_dataset(tmp_path / "themed", scenes=30, seed=3, variants=1)
+    files = sorted(out.glob("*/*/*.jpg"))
+    labels = {f.parent.name for f in files}
+    assert labels <= set(THEMED_CLASSES) and CLASSIC in labels
+    assert any(name.startswith(("pink_", "teal_", "orange_", "purple_")) for name in labels)  # the dark side
+    assert cv2.imread(str(files[0])).shape == (READER_SIZE, READER_SIZE, 3)
