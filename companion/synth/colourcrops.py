@@ -15,7 +15,6 @@ photos are never used for training.
 from __future__ import annotations
 
 import random
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -87,33 +86,10 @@ def write_colour_dataset(out: Path, scenes: int, seed: int = 0, val_share: float
                          progress: Callable[[int], None] | None = None, webcam_share: float = 0.25) -> Path:
     """Write an ultralytics classification folder (train/<colour>/, val/<colour>/) of the
     crops of `scenes` generated scenes, on `jobs` processes (the same data for any `jobs`)."""
-    out = Path(out)
-    for split in ("train", "val"):
-        for cls in COLOUR_CLASSES:
-            (out / split / cls).mkdir(parents=True, exist_ok=True)
-    chunk = 200
-    starts = list(range(0, scenes, chunk))
-    sizes = [min(chunk, scenes - s) for s in starts]
-    n = 0
-    split_rnd = random.Random(seed)
+    from companion.synth.classfolder import write_class_folder
 
-    def save(batch: list[tuple[str, bytes]]) -> None:
-        nonlocal n
-        for colour, data in batch:
-            split = "val" if split_rnd.random() < val_share else "train"
-            (out / split / colour / f"{n:07d}.jpg").write_bytes(data)
-            n += 1
-        if progress:
-            progress(n)
-
-    if jobs <= 1:
-        for s, k in zip(starts, sizes):
-            save(_scene_batch(seed, s, k, webcam_share))
-    else:
-        with ProcessPoolExecutor(jobs) as pool:
-            for batch in pool.map(_scene_batch, [seed] * len(starts), starts, sizes, [webcam_share] * len(starts)):
-                save(batch)
-    return out
+    return write_class_folder(out, COLOUR_CLASSES, scenes, seed, _scene_batch, (webcam_share,), val_share, jobs,
+                              progress)
 
 
 __all__ = ["card_colour_crops", "write_colour_dataset"]

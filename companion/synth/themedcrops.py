@@ -11,7 +11,6 @@ detector reads every card). No real photos of these decks exist here: rendered o
 from __future__ import annotations
 
 import random
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -88,34 +87,10 @@ def write_themed_dataset(out: Path, scenes: int, seed: int = 0, val_share: float
     """Write an ultralytics classification folder (train/<class>/, val/<class>/) of the crops
     of `scenes` generated piles (faces in `variants` printings), on `jobs` processes (the same
     data for any `jobs`)."""
-    out = Path(out)
-    for split in ("train", "val"):
-        for cls in THEMED_CLASSES:
-            (out / split / cls).mkdir(parents=True, exist_ok=True)
-    chunk = 200
-    starts = list(range(0, scenes, chunk))
-    sizes = [min(chunk, scenes - s) for s in starts]
-    n = 0
-    split_rnd = random.Random(seed)
+    from companion.synth.classfolder import write_class_folder
 
-    def save(batch: list[tuple[str, bytes]]) -> None:
-        nonlocal n
-        for label, data in batch:
-            split = "val" if split_rnd.random() < val_share else "train"
-            (out / split / label / f"{n:07d}.jpg").write_bytes(data)
-            n += 1
-        if progress:
-            progress(n)
-
-    args = ([seed] * len(starts), starts, sizes, [webcam_share] * len(starts), [variants] * len(starts))
-    if jobs <= 1:
-        for batch in map(_scene_batch, *args):
-            save(batch)
-    else:
-        with ProcessPoolExecutor(jobs) as pool:
-            for batch in pool.map(_scene_batch, *args):
-                save(batch)
-    return out
+    return write_class_folder(out, THEMED_CLASSES, scenes, seed, _scene_batch, (webcam_share, variants), val_share,
+                              jobs, progress)
 
 
 __all__ = ["CLASSIC_SHARE", "themed_bank", "write_themed_dataset"]

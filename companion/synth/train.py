@@ -242,26 +242,31 @@ class ColourRecipe:
     jobs: int = 2  # processes drawing the scenes
 
 
-def generate_colour(recipe: ColourRecipe) -> Path:
+def _generate_crops(recipe: "ColourRecipe | ThemedRecipe", folder: str, what: str, write_dataset: Callable[..., Path]) -> Path:
+    """Write a recipe's crops into work/`folder` once (a progress bar counting them)."""
     from ultralytics.utils import TQDM
 
-    from companion.synth.colourcrops import write_colour_dataset
-
-    out = recipe.work / "colour-data"
+    out = recipe.work / folder
 
     def write() -> None:
-        bar = TQDM(desc="colour crops", unit="img")
+        bar = TQDM(desc=what, unit="img")
         last = [0]
 
         def progress(n: int) -> None:
             bar.update(n - last[0])
             last[0] = n
 
-        write_colour_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
+        write_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
         bar.close()
 
     _once(out, f"{recipe.images}-{recipe.seed}", write)
     return out
+
+
+def generate_colour(recipe: ColourRecipe) -> Path:
+    from companion.synth.colourcrops import write_colour_dataset
+
+    return _generate_crops(recipe, "colour-data", "colour crops", write_colour_dataset)
 
 
 def train_colour(recipe: ColourRecipe) -> Path:
@@ -297,25 +302,9 @@ class ThemedRecipe:
 
 
 def generate_themed(recipe: ThemedRecipe) -> Path:
-    from ultralytics.utils import TQDM
-
     from companion.synth.themedcrops import write_themed_dataset
 
-    out = recipe.work / "themed-data"
-
-    def write() -> None:
-        bar = TQDM(desc="themed crops", unit="img")
-        last = [0]
-
-        def progress(n: int) -> None:
-            bar.update(n - last[0])
-            last[0] = n
-
-        write_themed_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
-        bar.close()
-
-    _once(out, f"{recipe.images}-{recipe.seed}", write)
-    return out
+    return _generate_crops(recipe, "themed-data", "themed crops", write_themed_dataset)
 
 
 def train_themed(recipe: ThemedRecipe) -> Path:
