@@ -134,8 +134,9 @@ def make_detector(config: Config, colours: Path | None = None, say: Callable[[st
             say(f"vision: card colours as calibrated at this table ({colours})")
         except CompanionError as exc:  # a damaged file must not stop the table: say so, read uncalibrated
             say(f"vision: colour calibration ignored: {exc}")
-    rules = config.rules or {}
-    if rules.get("deck", "classic") == "flip" or any(rules.get(k) for k in ("discard_two", "mario_reflect", "dementor")):
+    from companion.referee.rules import parse_rules
+
+    if parse_rules(config.rules or {}).themed:
         options["themed"] = True  # the deck has themed cards: read them too (see YoloDetector)
     if config.vision.get("model"):
         options["model"] = config.vision["model"]

@@ -83,6 +83,11 @@ class Rules:
         return deck_size(self.deck, self.swap_cards, self.discard_two, self.mario_reflect,
                          self.dementor)
 
+    @property
+    def themed(self) -> bool:
+        """Whether the deck holds themed cards (UNO Flip, discard two, reflect, Dementor)."""
+        return bool(self.deck == "flip" or self.discard_two or self.mario_reflect or self.dementor)
+
     def stacks(self, symbol: str) -> bool:
         """Whether a pending penalty whose last card is `symbol` may be answered by another."""
         if self.stacking is True or self.stacking == "cross":

@@ -56,7 +56,7 @@ class _Sim:
         self.house_turns = bool(r.multiple_play or r.no_action_finish or r.no_wild_finish
                                 or r.hand_limit is not None)
         # themed cards (flip, discard two, reflect, Dementor) take the full path too
-        self.themed = bool(r.deck == "flip" or r.discard_two or r.mario_reflect or r.dementor)
+        self.themed = r.themed
         self.lean = not r.jump_in and not self.house_turns and not self.themed
         # False: a table that makes no mistakes and never leaves a choice to chance it need
         # not (every UNO called, wild colours named in the play, points said at scoring)

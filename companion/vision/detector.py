@@ -290,21 +290,18 @@ class YoloDetector:
             symbol = names[int(symbols[i].argmax())]
             if det_conf < self.seam_conf and covered(box, sure) >= self.seam_cover:
                 continue
-            if themed is not None and themed[i] is not None:
-                top = themed[i]
-                if top[0][1] * trusts[i] >= self.conf:
-                    out.append(Detection(top[0][0], top[0][1] * trusts[i], box, top))
-                    if det_conf >= self.seam_conf:
-                        sure.append(box)
-                continue
-            if symbol == NONE:
-                continue
-            if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
-                continue  # a black thing that is not a card
-            top = self._names(symbols[i], names, colours[i] if colours is not None else None, det_name)
-            if not top:
-                continue
-            confidence = sure_of[i] * trusts[i]
+            if themed is not None and themed[i] is not None:  # a themed card: its whole name
+                top, read = themed[i], themed[i][0][1]
+            else:
+                if symbol == NONE:
+                    continue
+                if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
+                    continue  # a black thing that is not a card
+                top = self._names(symbols[i], names, colours[i] if colours is not None else None, det_name)
+                if not top:
+                    continue
+                read = sure_of[i]
+            confidence = read * trusts[i]
             if confidence >= self.conf:
                 out.append(Detection(top[0][0], confidence, box, top))
                 if det_conf >= self.seam_conf:

@@ -74,7 +74,8 @@ REVEAL_SURE = 0.9
 #   the pile was gathered up, or a card still half under the hand, reads weaker. A reading
 #   under even odds (as REVEAL_CONFIDENCE) names no card.
 # - LAY_SURE: a reading under REVEAL_SURE's level (no box of no card reached it) waits for a
-#   second reading that agrees (up to max_attempts; then the surest stands). A second card of
+#   second reading that agrees (up to max_attempts; then the surest stands, if at least two
+#   readings named a card). A second card of
 #   the top card's name needs it too: every such card laid there was read at 0.99 or more.
 # - SAME_COVER: a card laid on one of its own name changed 0.40 or more of its box's middle
 #   (17 such lays, `Watcher._cover`); half that, so a card laid nearly square on its twin
