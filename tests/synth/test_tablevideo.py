@@ -133,3 +133,21 @@ def test_make_video_acts_out_a_given_table_log(tmp_path, capsys):
     assert cli(["make-video", str(tmp_path / "bad.mp4"), "--log", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 2" in err and not (tmp_path / "bad.mp4").exists()
+
+
+def _frames(seed: int, n: int = 6) -> list[bytes]:
+    from companion.synth.tablevideo import TableVideo
+
+    steps = [Step("none", lines=[{"type": "game", "players": ["Ann", "Bob"]}]), Step("flip", seat=0, card="red_3", lines=[{"type": "flip", "card": "red_3"}])]
+    frames = TableVideo(steps, VideoSpec(seed=seed)).frames()
+    return [next(frames).tobytes() for _ in range(n)]
+
+
+def test_a_video_is_the_same_bytes_whatever_was_made_before_it():
+    # A benchmark video must not depend on what its process drew before (sensor noise came
+    # from OpenCV's global random state and made video 102 differ between runs).
+    alone = _frames(5)
+    _frames(6)
+    cv2.randn(cv2.UMat(4, 4, cv2.CV_32F), 0, 1)  # someone else draws from OpenCV's state
+    assert _frames(5) == alone
+    assert _frames(6) != alone
