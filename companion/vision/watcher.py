@@ -82,10 +82,15 @@ REVEAL_SURE = 0.9
 #   still counts.
 # - LAY_SIZE: every card laid there was boxed at 0.56 or more of the median area of the cards
 #   laid on the pile before it (399 lays); a box under 0.4 of it is no card come to rest.
+# - LAY_CHANGE: the card that came is where the pile changed. Every card laid there held 0.58
+#   or more of the pile's change inside its box; a reading under LAY_SURE needs over half of
+#   it (a pattern read in a patterned table beside a pile just gathered up lies where nothing
+#   came: the change is where the pile went).
 LAY_CONFIDENCE = 0.5
 LAY_SURE = REVEAL_SURE
 SAME_COVER = 0.2
 LAY_SIZE = 0.4
+LAY_CHANGE = 0.5
 
 
 @dataclass
@@ -546,7 +551,7 @@ class Watcher:
             # colour laid almost where it lay changes little more than its symbol. Only the
             # recognizer can tell, and only a different name counts (a nudge keeps the name).
             if visited and count >= self.faint_change * need and zone.pile:
-                best = self._pick(self._detect(frame, "discard"), change)
+                best = self._pick(self._detect(frame, "discard"), change, zone.pile)
                 if best is not None and best.card != zone.pile[-1].name:
                     return self._settled(zone, best, feat, t, change)
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
@@ -572,10 +577,13 @@ class Watcher:
             zone.ref = feat
             zone.change_done()
             return []
-        best = self._pick(found, change)
-        if best.confidence < self.lay_confidence or self._too_small(best.box):
+        best = self._pick(found, change, zone.pile)
+        agreed = False
+        if (best.confidence < self.lay_confidence or self._too_small(best.box)
+                or (best.confidence < self.lay_sure and self._change_inside(change, best.box) <= LAY_CHANGE)):
             # A weak reading: a card still half under the hand that laid it, or a pattern in the
-            # table where the pile was gathered up (found small as well as weak). No card.
+            # table where the pile was gathered up (found small as well as weak, or away from
+            # where the pile changed). No card.
             best = None
         if best is None or best.confidence < self.lay_sure:
             # Not sure: the pile is read again on the next still frames until two readings
@@ -599,22 +607,24 @@ class Watcher:
                 zone.ref = feat
                 zone.change_done()
                 return []
-        return self._settled(zone, best, feat, t, change)
+        return self._settled(zone, best, feat, t, change, confirmed=agreed)
 
-    def _settled(self, zone: _ZoneState, best, feat: np.ndarray, t: float, change: np.ndarray) -> list[dict]:
+    def _settled(self, zone: _ZoneState, best, feat: np.ndarray, t: float, change: np.ndarray,
+                 confirmed: bool = False) -> list[dict]:
         """`best` is the card now on top of a changed pile (`change`: where it changed since
         the last settled picture): the top card nudged, moved or boxed anew (nothing), the card
-        beneath it uncovered (a take-back), or a new card (a lay)."""
+        beneath it uncovered (a take-back), or a new card (a lay). `confirmed`: a second
+        reading of the still pile named it too."""
         top = zone.pile[-1] if zone.pile else None
         if top is not None and best.card == top.name:
             # A second card of the top card's name changes the middle of its box (its symbol
             # and oval lie elsewhere); the top card seen again in a box drawn a little
             # differently (a hand's shadow went over it) changes little there.
-            # And only a card read surely is a second one of its name: every such card laid on
-            # the rendered bench was read at 0.99 or more, while the top card seen through the
-            # fingers of a hand held over it reads weakly.
+            # And only a card read surely, or read alike twice on the still pile, is a second
+            # one of its name: the top card seen through the fingers of a hand held over it
+            # reads weakly (and the hand moves on between readings).
             if (self._same_place(best.box, top.box) or self._cover(change, best.box) < self.same_cover
-                    or best.confidence < self.lay_sure or self._moved(zone, top, best, feat)):
+                    or (best.confidence < self.lay_sure and not confirmed) or self._moved(zone, top, best, feat)):
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
                 zone.ref = feat
                 zone.change_done()
@@ -691,12 +701,27 @@ class Watcher:
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
         return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]
 
-    def _pick(self, found: list, change: np.ndarray):
-        """The detection the change is about: most of its box changed, best confidence first."""
+    def _pick(self, found: list, change: np.ndarray, pile: list[_PileCard] | None = None):
+        """The detection the change is about: most of its box changed, best confidence first.
+        `pile`: the cards on the pile before the change, the top one last."""
         if not found:
             return None
         best, best_score = None, 0.0
-        top_conf = max(d.confidence for d in found)
+        top = pile[-1] if pile else None
+        below = pile[-2] if pile and len(pile) > 1 else None
+        # The top card seen again where it lay, but only the part a new card leaves showing
+        # (boxed smaller, inside its old box), sets no bar for a card lying over it: a new card
+        # read less surely than the one peeking from under it (a card in a hand's shadow) is
+        # still the news. A box that does not touch the top card is no card laid on the pile.
+        seen = [d for d in found if self._where_it_lay(d, top)]
+        old = [d for d in seen if not self._same_place(d.box, top.box)]
+        if seen and below is not None and below.name != top.name:
+            # and while the top card shows where it lay, the card beneath it peeking out is no
+            # news either (nothing changed over it; a new card of its name laid there would)
+            found = [d for d in found if not (self._where_it_lay(d, below) and self._cover(change, d.box) < self.same_cover)]
+        on_top = [d for d in found if d not in old and top is not None and top.box is not None
+                  and box_intersection(d.box, top.box) > 0]
+        top_conf = max(d.confidence for d in (on_top if old and on_top else found))
         for d in found:
             if d.confidence < 0.8 * top_conf:
                 continue  # a card peeking from under the top one
@@ -704,6 +729,17 @@ class Watcher:
             if score > best_score:
                 best, best_score = d, score
         return best
+
+    def _where_it_lay(self, d, card: _PileCard | None) -> bool:
+        """Whether detection `d` is `card` where it lay: its name, and its box mostly inside
+        the card's (a card partly covered is boxed by the part that shows)."""
+        return (card is not None and card.box is not None and d.card == card.name
+                and box_intersection(d.box, card.box) > REVEAL_INSIDE * box_area(d.box))
+
+    def _change_inside(self, change: np.ndarray, box: tuple[float, float, float, float]) -> float:
+        """The share of the zone's change (`change`, work resolution) that lies inside `box`."""
+        changed = change.astype(bool)
+        return float((changed & self._box_mask(box)).sum()) / max(1, int(changed.sum()))
 
     def _cover(self, change: np.ndarray, box: tuple[float, float, float, float]) -> float:
         """The share of the middle of `box` (half its width and height) that `change` marks:
