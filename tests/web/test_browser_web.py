@@ -132,6 +132,9 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
         host.select_option("#ptplayer", name)
         host.fill("#pts", str(pts))
         _confirmed(host, "#pointsform button")
+        # the form empties once the points are recorded: typing the next before then raced
+        # the clearing (the page cleared the new figure and refused the empty one)
+        expect(host.locator("#pts")).to_have_value("")
     expect(ann.locator("#notices")).to_contain_text("Ann")
 
     def ann_score() -> int:
