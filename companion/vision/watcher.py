@@ -719,9 +719,8 @@ class Watcher:
             # and while the top card shows where it lay, the card beneath it peeking out is no
             # news either (nothing changed over it; a new card of its name laid there would)
             found = [d for d in found if not (self._where_it_lay(d, below) and self._cover(change, d.box) < self.same_cover)]
-        on_top = [d for d in found if d not in old and top is not None and top.box is not None
-                  and box_intersection(d.box, top.box) > 0]
-        top_conf = max(d.confidence for d in (on_top if old and on_top else found))
+        on_top = [d for d in found if d not in old and box_intersection(d.box, top.box) > 0] if old else []
+        top_conf = max(d.confidence for d in (on_top or found))
         for d in found:
             if d.confidence < 0.8 * top_conf:
                 continue  # a card peeking from under the top one

@@ -56,21 +56,28 @@ def test_train_defaults_are_offline_friendly():
     assert recipe.device == "cpu"
 
 
-@needs_train
-def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypatch, tmp_path):
+def _train_command(monkeypatch, trainer: str):
+    """`uno-companion train` run on a list of flags, with `trainer` (in synth/train.py) replaced
+    by a stand-in that keeps the recipes it is given."""
     from companion.commands import train as command
 
-    seen = []
-    monkeypatch.setattr("companion.synth.train.train_reader", seen.append)
+    seen: list = []
+    monkeypatch.setattr(f"companion.synth.train.{trainer}", seen.append)
     parser = argparse.ArgumentParser()
     command.add_arguments(parser)
-    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--time", "0.2", "--seed", "3"])) == 0
+    return (lambda argv: command.main(parser.parse_args(argv))), seen
+
+
+@needs_train
+def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypatch, tmp_path):
+    run, seen = _train_command(monkeypatch, "train_reader")
+    assert run(["--reader", "--work", str(tmp_path), "--time", "0.2", "--seed", "3"]) == 0
     (recipe,) = seen
     assert recipe.model == "yolo11n-cls.yaml" and recipe.batch == 64  # the reader's own defaults
     assert recipe.hours == 0.2 and recipe.seed == 3 and recipe.work == tmp_path  # the flags given
     assert recipe.composites is not None and recipe.composites.name == "uno-cards-composites"
     assert recipe.light == 0.0  # as the shipped reader was trained
-    assert command.main(parser.parse_args(["--reader", "--work", str(tmp_path), "--light", "0.5"])) == 0
+    assert run(["--reader", "--work", str(tmp_path), "--light", "0.5"]) == 0
     assert seen[-1].light == 0.5  # half the scenes under a random camera and light
 
 
@@ -100,14 +107,10 @@ def test_colour_crops_are_written_one_folder_per_colour(tmp_path):
 
 @needs_train
 def test_train_themed_flag_takes_the_themed_readers_recipe(monkeypatch, tmp_path):
-    from companion.commands import train as command
     from companion.synth.train import READER_WEIGHTS
 
-    seen = []
-    monkeypatch.setattr("companion.synth.train.train_themed", seen.append)
-    parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
-    assert command.main(parser.parse_args(["--themed", "--work", str(tmp_path), "--images", "500", "--seed", "2"])) == 0
+    run, seen = _train_command(monkeypatch, "train_themed")
+    assert run(["--themed", "--work", str(tmp_path), "--images", "500", "--seed", "2"]) == 0
     (recipe,) = seen
     assert recipe.model == str(READER_WEIGHTS)  # it starts from the card reader's weights
     assert recipe.images == 500 and recipe.seed == 2 and recipe.work == tmp_path

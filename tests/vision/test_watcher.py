@@ -723,13 +723,6 @@ def test_watcher_a_second_card_of_the_top_cards_name_read_alike_twice_is_laid():
     assert [e["card"] for e in scene.show([("red_5", 365, 190, 0), ("red_5", 320, 165, 15)])] == ["red_5"]
 
 
-def _over_the_top(scene, new: str, new_conf: float, old_conf: float, new_box, old_box):
-    """A recognizer that finds the new card and, surer, the one peeking from under it (boxed by
-    the part that shows)."""
-    scene.detector.script = lambda frame: [Detection(scene.cards[-2].name, old_conf, old_box),
-                                           Detection(new, new_conf, new_box)]
-
-
 def test_watcher_a_new_card_read_less_surely_than_the_card_peeking_from_under_it_is_laid():
     # blue_2 laid over the top half of blue_1: the recognizer reads blue_1's lower half at
     # 1.0 and blue_2 at 0.69. The card that came is the news.
@@ -738,7 +731,8 @@ def test_watcher_a_new_card_read_less_surely_than_the_card_peeking_from_under_it
     scene.show([("blue_1", 330, 200, 0)])
     x1, y1, x2, y2 = (float(v) for v in scene.video._box(scene.Placed("blue_1", 330, 200, 0)))
     new_box = tuple(float(v) for v in scene.video._box(scene.Placed("blue_2", 335, 140, 0)))
-    _over_the_top(scene, "blue_2", 0.69, 1.0, new_box, (x1, new_box[3] - 5, x2, y2))
+    showing = (x1, new_box[3] - 5, x2, y2)  # the part of blue_1 that shows
+    scene.detector.script = lambda frame: [Detection("blue_1", 1.0, showing), Detection("blue_2", 0.69, new_box)]
     assert [e["card"] for e in scene.show([("blue_1", 330, 200, 0), ("blue_2", 335, 140, 0)])] == ["blue_2"]
 
 
