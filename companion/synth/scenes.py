@@ -402,6 +402,15 @@ def labels_for(placed: list[Placed], occluders: list[np.ndarray], shape: tuple[i
     return labels
 
 
+def tone_percentiles(count: int = 300, seed: int = 3, q: Sequence[float] = (5, 50)) -> list[float]:
+    """The `q` percentiles of the training scenes' tone (each scene's median grey level) over
+    `count` scenes: where photometric.FINDER_DARK and FINDER_TONE come from."""
+    bank = FaceBank(seed=seed)
+    rng = np.random.default_rng(seed)
+    medians = [float(np.median(cv2.cvtColor(make_scene(rng, bank)[0], cv2.COLOR_BGR2GRAY))) for _ in range(count)]
+    return [float(v) for v in np.percentile(medians, q)]
+
+
 def write_dataset(root: Path, n_train: int, n_val: int, seed: int = 0,
                   progress: Callable[[int, int], None] | None = None) -> Path:
     """Write a YOLO dataset (images/, labels/, data.yaml) and return the yaml's path."""

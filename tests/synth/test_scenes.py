@@ -59,3 +59,13 @@ def test_scenes_palm_holds_a_card_from_one_end():
         covered.append((palm & card).sum() / card.sum())
     assert sum(c > 0 for c in covered) >= 18 and sum(c >= 0.4 for c in covered) >= 3
     assert max(covered) < 0.9
+
+
+def test_the_finders_darkness_bar_is_where_its_training_scenes_put_it():
+    # The detector brightens frames darker than the finder's training scenes: if the scenes'
+    # light changes, FINDER_DARK / FINDER_TONE must be measured again (tone_percentiles).
+    from companion.synth.scenes import tone_percentiles
+    from companion.vision.photometric import FINDER_DARK, FINDER_TONE
+
+    dark, tone = tone_percentiles(300, seed=3)
+    assert abs(dark - FINDER_DARK) <= 2 and abs(tone - FINDER_TONE) <= 2

@@ -201,6 +201,23 @@ def test_one_camera_under_a_warm_bulb_is_looked_at_once_a_frame_after_the_first(
 
 
 @shipped_only
+def test_a_dark_rooms_frame_is_brightened_for_the_finder_and_read_as_it_was(shipped, monkeypatch):
+    from companion.vision.photometric import FINDER_DARK, FINDER_TONE, brightened
+
+    table, _ = _card_on_table("green_7", "classic")
+    dark = cv2.LUT(table, np.clip(255 * (np.arange(256) / 255) ** 1.6, 0, 255).astype(np.uint8))  # the benchmark's gamma 1.6
+    assert np.median(cv2.cvtColor(dark, cv2.COLOR_BGR2GRAY)) < FINDER_DARK  # darker than 95 % of training
+    seen, find = [], shipped.finder.find
+    monkeypatch.setattr(shipped.finder, "find", lambda frame, *a, **k: seen.append(frame) or find(frame, *a, **k))
+    found = shipped.detect(dark)
+    assert abs(np.median(cv2.cvtColor(seen[0], cv2.COLOR_BGR2GRAY)) - FINDER_TONE) < 12
+    assert found and found[0].card == "green_7"  # the readers saw the dark frame's own colours
+    seen.clear()
+    shipped.detect(table)
+    assert seen[0] is table and brightened(table) is table  # a frame as bright as training: untouched
+
+
+@shipped_only
 def test_a_clear_picture_is_looked_at_once(shipped, monkeypatch):
     table, _ = _card_on_table("red_7", "classic")
     looks, first_look = [], shipped._find
