@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from companion.referee.cards import CARD_NAMES
-from companion.vision.photometric import FINDER_GAINS
+from companion.vision.photometric import FINDER_GAINS, tone
 from companion.synth.render import ASPECT, DESIGNS, render_card
 
 CLASS_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
@@ -403,12 +403,12 @@ def labels_for(placed: list[Placed], occluders: list[np.ndarray], shape: tuple[i
 
 
 def tone_percentiles(count: int = 300, seed: int = 3, q: Sequence[float] = (5, 50)) -> list[float]:
-    """The `q` percentiles of the training scenes' tone (each scene's median grey level) over
+    """The `q` percentiles of the training scenes' tone (`photometric.tone`) over
     `count` scenes: where photometric.FINDER_DARK and FINDER_TONE come from."""
     bank = FaceBank(seed=seed)
     rng = np.random.default_rng(seed)
-    medians = [float(np.median(cv2.cvtColor(make_scene(rng, bank)[0], cv2.COLOR_BGR2GRAY))) for _ in range(count)]
-    return [float(v) for v in np.percentile(medians, q)]
+    tones = [tone(make_scene(rng, bank)[0]) for _ in range(count)]
+    return [float(v) for v in np.percentile(tones, q)]
 
 
 def write_dataset(root: Path, n_train: int, n_val: int, seed: int = 0,
