@@ -266,10 +266,10 @@ def act() -> Any:
     if action in _TURN_ACTIONS:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             waiting = state.get("waiting_for")
-            message = f"not your move: the table waits for {state.get('turn') or 'nobody'} ({waiting})"
             if state.get("turn"):
-                return refuse(403, message, "err.not_your_move", player=state.get("turn"))
-            return refuse(403, message, "err.not_now", phase=waiting)
+                return refuse(403, f"not your move: the table waits for {state.get('turn')} ({waiting})",
+                              "err.not_your_move", player=state.get("turn"))
+            return refuse(403, f"not now: waiting for {waiting}", "err.not_now", phase=waiting)
     # the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
     turner = state.get("turned_by") or state.get("dealer")
     if action == "flip" and (state.get("waiting_for") != "flip" or turner != me):

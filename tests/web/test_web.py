@@ -286,6 +286,17 @@ def test_zones_snapshot_and_save(tmp_path, referee):
     assert json.loads(path.read_text())["discard"][2] == [300, 300]
 
 
+def test_a_move_before_the_first_card_is_turned_up_is_not_now(referee, app, host):
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    ann = _seat(app, "Ann")
+    resp = ann.post("/api/act", json={"action": "draw"})
+    body = resp.get_json()
+    assert resp.status_code == 403 and body["error"] == "not now: waiting for flip"
+    assert body["say"] == {"k": "err.not_now", "a": {"phase": "flip"}}
+    assert referee.state["waiting_for"] == "flip"
+
+
 def test_seat_leave_and_host_release(game, app, host):
     ann = _seat(app, "Ann")
     assert ann.post("/api/seat/leave", json={}).status_code == 200
