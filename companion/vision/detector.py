@@ -282,26 +282,34 @@ class YoloDetector:
         # these are the boxes it was measured in); the finder saw the frame as it was.
         frame = white_balanced(frame, white if boxes == white_boxes else card_white(frame, boxes))
         crops = [crop_square(frame, box) for box in boxes]
-        symbols, sure_of = self._symbols(frame, boxes, crops)
-        colours = self._colours(crops)
         themed = self._themed(crops)
+        # A card the themed reader names is its; the classic readers read the others.
+        classic = [i for i in range(len(boxes)) if themed is None or themed[i] is None]
         names = list(self.reader.names)  # type: ignore[union-attr]
+        fused, sure_read = self._symbols(frame, [boxes[i] for i in classic], [crops[i] for i in classic])
+        symbols = dict(zip(classic, fused))
+        sure_of = dict(zip(classic, sure_read))
+        # Only boxes read as a coloured card's symbol teach the table's colours (not clutter, a wild
+        # or a themed card: a Flip's teal side must not pull the blue group).
+        coloured = [names[int(p.argmax())] not in CARD_NAMES and names[int(p.argmax())] != NONE for p in fused]
+        read_colours = self._colours([crops[i] for i in classic], coloured)
+        colours = dict(zip(classic, read_colours)) if read_colours is not None else {}
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
         # surest boxes first, so each weak box is judged against every sure one
         for i in sorted(range(len(candidates)), key=lambda i: -candidates[i][2]):
             box, det_name, det_conf = candidates[i]
-            symbol = names[int(symbols[i].argmax())]
             if det_conf < self.seam_conf and covered(box, sure) >= self.seam_cover:
                 continue
-            if themed is not None and themed[i] is not None:  # a themed card: its whole name
-                top, read = themed[i], themed[i][0][1]
+            if i not in symbols:  # a themed card: its whole name
+                top, read = themed[i], themed[i][0][1]  # type: ignore[index]
             else:
+                symbol = names[int(symbols[i].argmax())]
                 if symbol == NONE:
                     continue
                 if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
                     continue  # a black thing that is not a card
-                top = self._names(symbols[i], names, colours[i] if colours is not None else None, det_name)
+                top = self._names(symbols[i], names, colours.get(i), det_name)
                 if not top:
                     continue
                 read = sure_of[i]
@@ -381,10 +389,11 @@ class YoloDetector:
         self.calibration = calibration
         return calibration
 
-    def _colours(self, crops: list[np.ndarray]) -> np.ndarray | None:
+    def _colours(self, crops: list[np.ndarray], teach: Sequence[bool]) -> np.ndarray | None:
         """(n, 4) colour probabilities for the crops: the colour reader's, or the table's
-        calibration's when there is one (which also follows each sure read a little, and is
-        learnt from sure reads when no one set it up)."""
+        calibration's when there is one. With `learn_colours`, the crops flagged in `teach`
+        (cards read as coloured) move the calibration a little when sure, or learn one when
+        no one set it up."""
         if self.colour_reader is None or not crops:
             return None
         reads = self.colour_reader.probabilities(crops)
@@ -396,16 +405,16 @@ class YoloDetector:
         inks = [ink(c) for c in crops]
         if self.calibration is None:
             self._play_calibrator = self._play_calibrator or PlayCalibrator()
-            for value, p in zip(inks, reads):
-                learnt = self._play_calibrator.offer(value, p)
+            for value, p, taught in zip(inks, reads, teach):
+                learnt = self._play_calibrator.offer(value, p) if taught else None
                 if learnt is not None:
                     self.calibration = learnt
                     break
             return reads
         calibrated = self.calibration.probabilities(np.stack(inks))
         if self.learn_colours:
-            for value, p in zip(inks, calibrated):
-                if p.max() >= SURE:
+            for value, p, taught in zip(inks, calibrated, teach):
+                if taught and p.max() >= SURE:
                     self.calibration.follow(value, COLOUR_CLASSES[int(p.argmax())])
         return calibrated
 

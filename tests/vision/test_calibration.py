@@ -184,3 +184,21 @@ def test_a_detector_reading_many_cameras_learns_no_colours_unless_asked():
     for seed in range(6):
         detector.detect(hue_rotate(_table(CALIBRATION_CARDS, seed=seed), -CAST))  # plain, sure reads
     assert detector.calibration is None
+
+
+def test_only_cards_read_as_coloured_teach_the_table_its_colours():
+    # A wild's four-colour oval or a box of clutter read as "red" must not pull the table's groups.
+    from companion.vision.detector import YoloDetector
+
+    offered: list[np.ndarray] = []
+
+    class Watching(PlayCalibrator):
+        def offer(self, value, reads):  # type: ignore[override]
+            offered.append(reads)
+            return super().offer(value, reads)
+
+    detector = YoloDetector(conf=0.1, learn_colours=True)
+    detector._play_calibrator = Watching()
+    cards = ["red_3", "wild", "wild_draw_four", "blue_6"]
+    assert _reads(detector, hue_rotate(_table(cards), -CAST)) == cards
+    assert len(offered) == 2
