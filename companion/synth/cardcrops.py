@@ -180,14 +180,24 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
                 if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
                     yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
         if rnd.random() < negatives:
-            for _ in range(10):
-                bw, bh = rnd.uniform(0.15, 0.6) * w, rnd.uniform(0.15, 0.6) * h
-                x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
-                cand = (x1, y1, x1 + bw, y1 + bh)
-                # "none" only where no card shows: not even a small card inside the window.
-                if all(box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes):
-                    yield NONE, crop_square(img, cand, 0.0)
-                    break
+            # "none" only where no card shows: not even a small card inside the window.
+            empty = empty_window(w, h, rnd, 0.6, lambda cand: all(
+                box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes))
+            if empty is not None:
+                yield NONE, crop_square(img, empty, 0.0)
+
+
+def empty_window(w: int, h: int, rnd: random.Random, largest: float,
+                 empty: Callable[[tuple[float, float, float, float]], bool]) -> tuple[float, float, float, float] | None:
+    """A random window of a w x h picture (each side 0.15 to `largest` of the picture's) that
+    `empty` accepts, from at most ten tries; None when none is: a "none" crop for the readers."""
+    for _ in range(10):
+        bw, bh = rnd.uniform(0.15, largest) * w, rnd.uniform(0.15, largest) * h
+        x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
+        cand = (x1, y1, x1 + bw, y1 + bh)
+        if empty(cand):
+            return cand
+    return None
 
 
 # Of the lit scenes, the share whose light is then taken off as the detector does. The rest

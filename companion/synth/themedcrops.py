@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from companion.referee.cards import CARD_NAMES, THEMED_NAMES
-from companion.synth.cardcrops import _close_up, _covered, _jitter_margin, lit_scene, webcam_look
+from companion.synth.cardcrops import _close_up, _covered, _jitter_margin, empty_window, lit_scene, webcam_look
 from companion.vision.crops import CLASSIC, NONE, THEMED_CLASSES, crop_square
 
 # A share of the laid cards that are classic faces (the light side of a Flip deck is mostly
@@ -64,13 +64,9 @@ def _scene_batch(seed: int, start: int, count: int, webcam_share: float, variant
             crops.append((label, crop_square(img, _close_up(box, rnd), 0.0)))
         if rnd.random() < 0.15:  # a window with no card in it: the finder's false boxes
             h, w = img.shape[:2]
-            for _ in range(10):
-                bw, bh = rnd.uniform(0.15, 0.5) * w, rnd.uniform(0.15, 0.5) * h
-                x1, y1 = rnd.uniform(0, w - bw), rnd.uniform(0, h - bh)
-                cand = (x1, y1, x1 + bw, y1 + bh)
-                if _covered(cand, box) < 0.02 and _covered(box, cand) < 0.02:
-                    crops.append((NONE, crop_square(img, cand, 0.0)))
-                    break
+            empty = empty_window(w, h, rnd, 0.5, lambda cand: _covered(cand, box) < 0.02 and _covered(box, cand) < 0.02)
+            if empty is not None:
+                crops.append((NONE, crop_square(img, empty, 0.0)))
         for label, crop in crops:
             if rnd.random() < webcam_share:
                 crop = webcam_look(crop, rnd)
