@@ -266,9 +266,10 @@ def act() -> Any:
     if action in _TURN_ACTIONS:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             waiting = state.get("waiting_for")
-            if state.get("turn"):
+            if state.get("turn") and state.get("turn") != me:
                 return refuse(403, f"not your move: the table waits for {state.get('turn')} ({waiting})",
                               "err.not_your_move", player=state.get("turn"))
+            # nobody's turn, or it is mine but the table waits for something else (my colour)
             return refuse(403, f"not now: waiting for {waiting}", "err.not_now", phase=waiting)
     # the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
     turner = state.get("turned_by") or state.get("dealer")

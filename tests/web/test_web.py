@@ -297,6 +297,14 @@ def test_a_move_before_the_first_card_is_turned_up_is_not_now(referee, app, host
     assert referee.state["waiting_for"] == "flip"
 
 
+def test_the_player_on_turn_asked_for_a_colour_is_told_so_not_that_it_is_not_their_move(game, app):
+    ann = _seat(app, "Ann")
+    game.submit({"type": "play", "card": "wild"}, source="camera")  # Ann's wild: her colour next
+    resp = ann.post("/api/act", json={"action": "draw"})
+    assert resp.status_code == 403 and resp.get_json()["say"] == {"k": "err.not_now", "a": {"phase": "color"}}
+    assert ann.post("/api/act", json={"action": "color", "color": "red"}).status_code == 200
+
+
 def test_seat_leave_and_host_release(game, app, host):
     ann = _seat(app, "Ann")
     assert ann.post("/api/seat/leave", json={}).status_code == 200
