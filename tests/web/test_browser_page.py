@@ -253,3 +253,21 @@ def test_page_weight_per_view_is_at_most_150_kb(server):
     assert set(weights) >= {"/", "/seat", "/standings", "/host", "/tv"}
     for view, size in weights.items():
         assert size <= 150 * 1024, (view, size)
+
+
+def test_long_or_odd_names_fit_a_phone_and_keep_their_characters(server, browser):
+    url, referee = server
+    long = "W" * 40  # the longest name a game takes, with nowhere to break
+    for event in ({"type": "game", "players": ["Ada", long, "Cy"]}, {"type": "deal", "dealer": "Ada"},
+                  {"type": "flip", "card": "red_6"}):
+        referee.submit(event, source="host")
+    for path in ("/", "/standings"):
+        page = _page(browser, url, path, "en")
+        expect(page.locator("#players li, #totals tr").first).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+        if path == "/standings":  # a name with <, > or & keeps them in the chart's legend
+            legend = page.evaluate("""() => { const box = document.createElement('div');
+                box.innerHTML = lineChart(['<Ann & Bo>'], [[0, 5]], 500, 't', 'x', 'y');
+                return [...box.querySelectorAll('text')].map(e => e.textContent); }""")
+            assert "<Ann & Bo> 5" in legend
+        page.close()

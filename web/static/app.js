@@ -300,7 +300,7 @@ function chart(players, hist) {
 }
 // Running totals (each line starts at 0) as an SVG line chart: axes, gridlines, a legend.
 function lineChart(names, run, goal, title, axisX, axisY) {
-  const esc = (s) => String(s).replace(/[<&>"]/g, "");
+  const esc = (s) => String(s).replace(/[<&>"]/g, (ch) => ({"<": "&lt;", "&": "&amp;", ">": "&gt;", '"': "&quot;"})[ch]);
   const W = 340, L = 44, R = 10, top = 10, legend = 16 * Math.ceil(names.length / 3), B = 34 + legend, H = 190 + legend, n = Math.max(0, ...run.map(r => r.length - 1));
   const max = Math.max(10, ...run.flat(), Math.min(goal, Math.max(10, ...run.flat()) * 1.5));
   const step = niceStep(max), ymax = Math.ceil(max / step) * step;
