@@ -294,6 +294,13 @@ def act() -> Any:
         points = _int(data.get("points"), "points")
         if points < 0:
             raise BadRequest("points cannot be negative", "err.bad_points")
+        # a typo guard: no more than the cards the referee counts in this hand can score
+        held = next((int(p.get("cards") or 0) for p in state.get("players") or [] if p.get("name") == me), 0)
+        most = held * _card_points(state)[0]
+        if points > most and me != state.get("hand_winner"):  # (the winner hears that they won)
+            raise BadRequest(f"{points} points is more than {held} cards can hold (at most {most}): "
+                             "if you hold more, the host enters your points", "err.points_over_hand",
+                             n=held, most=most)
         event = {"type": "points", "player": me, "points": points}
     elif action in ("draw", "accept"):
         # With cards pending (a wild draw four accepted, or a stack not answered) the
@@ -471,7 +478,22 @@ def host_points() -> Any:
     points = _int(data.get("points"), "points")
     if points < 0:
         raise BadRequest("points cannot be negative", "err.bad_points")
+    # the host may enter more than the referee's count of the hand (a draw it missed), not
+    # more than the whole deck holds: a typo guard
+    whole = _card_points(_ext().referee.state)[1]
+    if points > whole:
+        raise BadRequest(f"{points} points is more than the whole deck holds ({whole})", "err.points_over_deck",
+                         most=whole)
     return _submit({"type": "points", "player": player, "points": points}, "host")
+
+
+def _card_points(state: dict) -> tuple[int, int]:
+    """The most one card of this game's deck scores, and what the whole deck scores."""
+    from companion.referee.rules import parse_rules
+
+    rules = parse_rules(state.get("rules") or {})
+    counts = rules.deck_counts
+    return (max(points(c, rules.deck) for c in counts), sum(points(c, rules.deck) * k for c, k in counts.items()))
 
 
 @bp.post("/api/host/score_fix")

@@ -79,6 +79,12 @@ def test_phones_only_points_from_the_seat_and_reveal_from_the_host(tmp_path):
     assert seat["Ann"].post("/api/act", json={"action": "points", "points": 3}).get_json()["say"]["k"] == "err.points_winner"
     resp = seat["Bob"].post("/api/act", json={"action": "points", "points": -1})
     assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.bad_points"
+    # a typo: Bob's one card scores at most 50 (a wild); the host may enter more, not past the deck
+    resp = seat["Bob"].post("/api/act", json={"action": "points", "points": 90})
+    assert resp.status_code == 400 and resp.get_json()["say"] == {"k": "err.points_over_hand", "a": {"n": 1, "most": 50}}
+    resp = host.post("/api/host/points", json={"player": "Bob", "points": 1_000_000})
+    assert resp.status_code == 400 and resp.get_json()["say"] == {"k": "err.points_over_deck", "a": {"most": 1240}}
+    assert referee.state["waiting_for"] == "scores" and referee.state["history"] == []
     assert seat["Bob"].post("/api/act", json={"action": "points", "points": 9}).status_code == 200
     resp = host.post("/api/host/reveal", json={"player": "Cat", "cards": ["blue_9", "green_skip"]})
     assert resp.status_code == 200
