@@ -232,9 +232,10 @@ def leave_seat() -> Any:
 # Actions that belong to the player the table waits on, and the phase each needs.
 _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
                  "target": ("target",), "challenge": ("challenge",), "accept": ("challenge",),
+                 "take_back": ("take_back",),
                  # a reflect card answers a wild draw four while it may be challenged
                  "play": ("play", "challenge")}
-_ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points"
+_ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points, take_back"
 
 
 def table_mode() -> str:
@@ -258,12 +259,16 @@ def act() -> Any:
     action = data.get("action")
     if not isinstance(action, str):
         raise BadRequest(f"action must be a word: one of {_ACTIONS}, not {short(action)}")
-    if action in ("play", "flip") and table_mode() != "none" and not (
+    if action in ("play", "flip", "take_back") and table_mode() != "none" and not (
             action == "play" and data.get("card") == "mario_reflect"):
         # With a camera, the camera reads every card: a card tapped too would be played twice.
         # (The reflect card is no model class: the camera cannot read it, its phone says it.)
         return refuse(403, "the camera reads the cards at this table", "err.camera_plays")
-    if action in _TURN_ACTIONS:
+    # An illegal card waiting to be taken back stands if the next player plays or draws on it
+    # (table-log.md): the engine names that player.
+    standing = (action in ("play", "draw") and state.get("waiting_for") == "take_back"
+                and state.get("stands_for") == me)
+    if action in _TURN_ACTIONS and not standing:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             waiting = state.get("waiting_for")
             if state.get("turn") and state.get("turn") != me:
@@ -302,6 +307,8 @@ def act() -> Any:
                              "if you hold more, the host enters your points", "err.points_over_hand",
                              n=held, most=most)
         event = {"type": "points", "player": me, "points": points}
+    elif action == "draw" and standing:
+        event = {"type": "draw"}
     elif action in ("draw", "accept"):
         # With cards pending (a wild draw four accepted, or a stack not answered) the
         # victim's draw takes them all: the engine reads a draw of that count so.
@@ -318,6 +325,8 @@ def act() -> Any:
         event = {"type": "target", "player": target}
     elif action == "challenge":
         event = {"type": "challenge"}
+    elif action == "take_back":  # a phones-only table: the offender says the card is back in hand
+        event = {"type": "take_back"}
     elif action == "uno":
         event = {"type": "uno", "player": me}
     elif action == "catch":

@@ -36,8 +36,9 @@ PUBLIC_KEYS = (
     "game_winner", "rules", "hand", "draw_pile", "discard_pile", "pending_draw", "uno_window",
     "drawn", "history", "teams", "out",
     # themed decks: UNO Flip's side in play and its colours, who flipped, a discard two's
-    # second card, a draw until a colour owed; league night: the finished game's placings
-    "side", "colors", "turned_by", "second_card", "draw_until", "placings",
+    # second card, a draw until a colour owed; league night: the finished game's placings;
+    # who may leave an illegal card standing
+    "side", "colors", "turned_by", "second_card", "draw_until", "placings", "stands_for",
 )
 
 

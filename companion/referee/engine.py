@@ -241,6 +241,7 @@ class Table:
             "draw_until": None if self._until is None else
             {"player": names[self._until[0]], "color": self._until[1]},
             "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
+            "stands_for": name(self._stands_for()),
         }
 
     def placings(self) -> list[int]:
@@ -966,18 +967,36 @@ class Table:
         assert t is not None
         d, pending, stand, accept, victim = self._dir, self._pending, False, False, None
         if phase == "take_back":
-            if self._cards[t] == 0:
-                raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
-            if self._effects[INFO[self._top][1]].must_take_back:  # type: ignore[index]
-                raise _Reject(f"{self._names[t]}'s illegal {self._top} must be taken back first: "
-                              f"its effect cannot stand")
             stand = True
-            t, d, pending, victim = self._coloured_effect(INFO[self._top][1], t, d, 0)  # type: ignore[index]
+            t, d, pending, victim = self._standing()
         # (a standing illegal draw two is still the top card, so _answers sees it)
         if pending and not (playing is not None and self._answers(playing)):
             accept = True
             t = self._next(t, d)
         return stand, accept, t, d, pending, victim, t
+
+    def _standing(self) -> tuple[int, int, int, int | None]:
+        """Where play goes if the illegal card waiting to be taken back is left standing (as
+        `_coloured_effect`); rejected when it may not stand."""
+        t = self._turn
+        assert t is not None and self._top is not None
+        if self._cards[t] == 0:
+            raise _Reject(f"{self._names[t]}'s illegal last card must be taken back first")
+        if self._effects[INFO[self._top][1]].must_take_back:
+            raise _Reject(f"{self._names[t]}'s illegal {self._top} must be taken back first: "
+                          f"its effect cannot stand")
+        return self._coloured_effect(INFO[self._top][1], t, self._dir, 0)
+
+    def _stands_for(self) -> int | None:
+        """While an illegal card waits to be taken back: the player whose play or draw leaves
+        it standing (None when it may not stand, or would leave a penalty to answer)."""
+        if self._phase != "take_back":
+            return None
+        try:
+            t, _, pending, _ = self._standing()
+        except _Reject:
+            return None
+        return None if pending else t
 
     def _h_play(self, ev: dict, dry: bool) -> None:
         card = ev.get("card")

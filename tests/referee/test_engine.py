@@ -293,6 +293,18 @@ def test_engine_illegal_card_left_standing_counts_as_played(illegal, next_line, 
     assert table.state["waiting_for"] == "play"
 
 
+@pytest.mark.parametrize("illegal, stands_for", [
+    ("blue_7", "Cid"), ("blue_skip", "Dee"), ("blue_draw_two", "Dee"), ("blue_reverse", "Ann")])
+def test_engine_state_names_who_leaves_an_illegal_card_standing(illegal, stands_for):
+    # the phone of that player may play on it (the play after the card it would have had)
+    table = play(["flip red_5"])
+    assert table.state["stands_for"] is None
+    table.push(line(f"play {illegal}"))
+    assert table.state["waiting_for"] == "take_back" and table.state["stands_for"] == stands_for
+    table.push(line("take_back"))
+    assert table.state["stands_for"] is None
+
+
 # -------------------------------------------------------------------- reshuffle
 def test_engine_reshuffles_the_discard_pile_when_a_draw_finds_it_empty():
     # 5 x 21 cards dealt + 1 flipped leaves 2 in the draw pile

@@ -271,3 +271,30 @@ def test_long_or_odd_names_fit_a_phone_and_keep_their_characters(server, browser
                 return [...box.querySelectorAll('text')].map(e => e.textContent); }""")
             assert "<Ann & Bo> 5" in legend
         page.close()
+
+
+def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_phones(server, browser):
+    url, referee = server
+    for event in ({"type": "game", "players": ["Dan", "Eve", "Fay"]}, {"type": "deal", "dealer": "Fay"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="host")
+    dan, eve, fay = (_sit(browser, url, name) for name in ("Dan", "Eve", "Fay"))  # seats of a new game
+    _pick(dan, "#cardpick", "blue_3")  # wrong on a red 5
+    dan.click("#playcard")
+    expect(dan.locator("#prompt")).to_have_text(t("prompt.take_back_nocam", "en"))
+    expect(dan.locator("#tookbtns")).to_be_visible()
+    # Eve, next, may leave it standing: her picker is open and her phone says how
+    expect(eve.locator("#prompt")).to_have_text(t("prompt.let_stand", "en", {"player": "Dan"}))
+    expect(fay.locator("#cardpick")).to_be_hidden()
+    _pick(eve, "#cardpick", "blue_4")
+    eve.click("#playcard")
+    _toast(eve, "done.play", card="blue_4")
+    _wait(lambda: referee.state["top"] == "blue_4" and referee.state["turn"] == "Fay", "the wrong card left standing")
+    # Fay's wrong card goes back into her hand, which she says on her phone
+    _pick(fay, "#cardpick", "yellow_9")
+    fay.click("#playcard")
+    expect(fay.locator("#tookbtns")).to_be_visible()
+    fay.click("#tookbtns button")
+    _toast(fay, "done.take_back")
+    _wait(lambda: referee.state["waiting_for"] == "play" and referee.state["turn"] == "Dan", "the card taken back")
+    expect(fay.locator("#tookbtns")).to_be_hidden()

@@ -66,6 +66,42 @@ def test_phones_only_a_hand_from_flip_to_points(tmp_path):
     assert referee.state["turn"] == "Bob"
 
 
+def test_phones_only_a_wrong_card_is_taken_back_from_its_phone_or_left_standing_by_the_next(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "blue_3"}).status_code == 200  # wrong
+    assert referee.state["waiting_for"] == "take_back" and referee.state["stands_for"] == "Bob"
+    # only the next player may leave it standing, by playing (or drawing) on it
+    resp = seat["Cat"].post("/api/act", json={"action": "play", "card": "blue_4"})
+    assert resp.status_code == 403 and resp.get_json()["say"] == {"k": "err.not_your_move", "a": {"player": "Ann"}}
+    assert seat["Bob"].post("/api/act", json={"action": "play", "card": "blue_4"}).status_code == 200
+    state = referee.state
+    assert state["top"] == "blue_4" and state["waiting_for"] == "play" and state["turn"] == "Cat"
+    # a wrong card taken back: its player says so from their phone (no host needed)
+    assert seat["Cat"].post("/api/act", json={"action": "play", "card": "yellow_9"}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "take_back"}).status_code == 403
+    cat = next(p["cards"] for p in referee.state["players"] if p["name"] == "Cat")
+    assert seat["Cat"].post("/api/act", json={"action": "take_back"}).status_code == 200
+    state = referee.state
+    assert state["top"] == "blue_4" and state["waiting_for"] == "play" and state["turn"] == "Ann"
+    assert next(p["cards"] for p in state["players"] if p["name"] == "Cat") == cat + 1 + 2  # back, plus 2
+    # the next player's draw leaves a wrong card standing too
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "green_8"}).status_code == 200
+    assert seat["Bob"].post("/api/act", json={"action": "draw"}).status_code == 200
+    state = referee.state
+    assert state["top"] == "green_8" and state["turn"] == "Bob" and state["drawn"]
+
+
+def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "camera")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    referee.submit({"type": "play", "card": "blue_3"}, source="camera")
+    resp = seat["Ann"].post("/api/act", json={"action": "take_back"})
+    assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.camera_plays"
+    assert seat["Bob"].post("/api/act", json={"action": "draw"}).status_code == 200  # a draw leaves it standing
+    assert referee.state["top"] == "blue_3" and referee.state["turn"] == "Bob"
+
+
 def test_phones_only_points_from_the_seat_and_reveal_from_the_host(tmp_path):
     app, referee, host, seat = _table(tmp_path, "none")
     for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 1}}, {"type": "deal", "dealer": "Cat"}):

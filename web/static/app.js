@@ -218,7 +218,10 @@ function renderSeat() {
   const second = !!(S.second_card && S.second_card.player === me && w === "play");
   const top = S.top || "", hitBy = top === "wild_draw_four" || (/_draw_two$/.test(top) && top !== "wild_draw_two");
   const reflect = myTurn && !!(S.rules && S.rules.mario_reflect) && S.pending_draw > 0 && hitBy && (w === "play" || w === "challenge");
-  $("turnbtns").hidden = demo || !(myTurn && w === "play") || owe || second;
+  // an illegal card waiting to be taken back stands if the next player plays or draws on it
+  const standing = w === "take_back" && S.stands_for === me;
+  $("turnbtns").hidden = demo || !((myTurn && w === "play") || standing) || owe || second;
+  if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
   $("drewform").hidden = demo || !owe;
   $("secondbtns").hidden = demo || !second;
   $("reflectbtn").hidden = demo || !reflect;
@@ -237,7 +240,7 @@ function renderSeat() {
   const scoring = w === "scores" && mine && mine.cards > 0;
   $("mypoints").hidden = demo || !scoring;
   if ($("cardpick")) {
-    const show = (myTurn && w === "play" && !owe) || flipping;
+    const show = (myTurn && w === "play" && !owe) || flipping || standing;
     $("cardpick").hidden = !show; $("playcard").hidden = !show;
     if (!seatPick) seatPick = picker($("cardpick"), (c) => { $("playcard").disabled = !c; $("playcard").textContent = c ? t(S.waiting_for === "flip" ? "btn.flip_card" : "btn.play_card", { card: c }) : t("err.pick_card"); });
     seatPick.sync();
@@ -258,7 +261,8 @@ function renderSeat() {
   else if (myTurn && w === "color") prompt = t("prompt.color");
   else if (myTurn && w === "target") prompt = t("prompt.target");
   else if (myTurn && w === "evidence") prompt = t(nocam ? "prompt.evidence_nocam" : "prompt.evidence");
-  else if (myTurn && w === "take_back") prompt = t("prompt.take_back");
+  else if (myTurn && w === "take_back") prompt = t(nocam ? "prompt.take_back_nocam" : "prompt.take_back");
+  else if (standing) prompt = t(nocam ? "prompt.let_stand" : "prompt.let_stand_cam", { player: S.turn });
   else if (flipping && nocam) prompt = t("prompt.flip");
   else if (w === "scores" && S.hand_winner === me) prompt = t("prompt.won");
   else if (scoring) prompt = t("prompt.scores");
@@ -469,7 +473,7 @@ function connect() {
 }
 
 // -- actions ------------------------------------------------------------------------------
-const DONE = { draw: "done.draw", pass: "done.pass", color: "done.color", challenge: "done.challenge", accept: "done.accept", uno: "done.uno", catch: "done.catch" };
+const DONE = { draw: "done.draw", pass: "done.pass", color: "done.color", challenge: "done.challenge", accept: "done.accept", uno: "done.uno", catch: "done.catch", take_back: "done.take_back" };
 document.addEventListener("click", async (ev) => {
   const b = ev.target.closest("button[data-act]"); if (!b) return;
   const act = b.dataset.act;
