@@ -71,6 +71,8 @@ def _int(value: object, field: str) -> int:
 
 
 def _card(value: object) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise BadRequest("no card named: pick a card first", "err.pick_card")
     if not isinstance(value, str) or len(value) > 40:
         raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four", "err.unknown_card")
     try:
@@ -351,7 +353,10 @@ def host_login() -> Any:
         seconds = max(1, math.ceil(wait))
         reply, status = refuse(429, f"too many wrong PINs from this phone: wait {seconds} s", "err.pin_wait", n=seconds)
         return reply, status, {"Retry-After": str(seconds)}
-    if not pin_ok(_body().get("pin")):
+    pin = _body().get("pin")
+    if not isinstance(pin, str):  # a script's number, not a guess: no back-off for it
+        raise BadRequest(f"the PIN is text, in quotes: not {short(pin)}", "err.wrong_pin")
+    if not pin_ok(pin):
         access.failed(address, client)
         log.warning("host: wrong PIN from %s", address)
         return refuse(403, "wrong PIN", "err.wrong_pin")
@@ -412,6 +417,9 @@ def host_game() -> Any:
         event["rules"] = rules
     if any(len(p.strip()) > 40 for p in players):
         raise BadRequest("a player's name is at most 40 characters", "err.players_list")
+    if any(not ch.isprintable() for p in players for ch in p.strip()):  # a pasted tab or line break
+        raise BadRequest("a player's name is letters, digits, spaces and marks: no tabs or line breaks",
+                         "err.players_list")
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
     reply, status = _submit(event, "host")

@@ -168,6 +168,8 @@ def test_host_starts_game_and_phones_see_it(game, app):
     ("/api/host/points", {"player": "Zed", "points": 3}, "unknown player"),
     ("/api/host/points", {"player": "Ann", "points": "3"}, "whole number"),
     ("/api/host/card", {"card": "red_77"}, "unknown card"),
+    ("/api/host/card", {"card": "  "}, "pick a card first"),
+    ("/api/host/game", {"players": ["Ann", "Bob\nX"]}, "no tabs or line breaks"),
     ("/api/host/card", {"card": "wild", "color": "pink"}, "unknown colour"),
     ("/api/host/verdict", {"guilty": "yes"}, "true or false"),
     ("/api/host/correct", {"event": 999, "card": "red_1"}, "log index"),
@@ -177,6 +179,13 @@ def test_host_bad_input_is_400_and_changes_nothing(game, host, path, body, words
     resp = host.post(path, json=body)
     assert resp.status_code == 400 and words in resp.get_json()["error"]
     assert len(game.events) == before
+
+
+def test_a_pin_sent_as_a_number_is_a_clear_400_and_no_wrong_guess(app):
+    phone = _phone(app)
+    resp = phone.post("/api/host/login", json={"pin": int(PIN)})
+    assert resp.status_code == 400 and "PIN is text" in resp.get_json()["error"]
+    assert phone.post("/api/host/login", json={"pin": PIN}).status_code == 200  # no back-off was earned
 
 
 def test_malformed_body_is_400(game, host):
