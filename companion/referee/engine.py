@@ -1474,6 +1474,8 @@ class Table:
         elif p == w:
             if self._window_called:
                 raise _Reject(f"{self._names[p]} already called UNO")
+        elif p == self._caller:  # called at two cards, and again before playing
+            raise _Reject(f"{self._names[p]} already called UNO")
         elif p not in callers:
             raise _Reject(f"{self._names[p]} has no UNO window open")
         if dry:
