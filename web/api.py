@@ -615,8 +615,9 @@ def host_reveal() -> Any:
     event: dict = {"type": "reveal", "cards": cards}
     if data.get("player") is not None:
         event["player"] = _player(state, data.get("player"))
+    scoring = state.get("waiting_for") == "scores"  # (a challenge's evidence scores nothing)
     reply, status = _submit(event, "host")
-    if status == 200:
+    if status == 200 and scoring:
         body = reply.get_json()
         deck = (state.get("rules") or {}).get("deck", "classic")
         body["points"] = sum(points(c, deck) for c in cards)

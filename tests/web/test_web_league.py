@@ -86,7 +86,7 @@ def test_host_reveal_judges_a_challenge(host, referee):
     resp = host.post("/api/host/reveal", json={"cards": cards})
     assert resp.status_code == 200
     kinds = [n["kind"] for n in resp.get_json()["notices"]]
-    assert kinds == ["challenge_upheld"]
+    assert kinds == ["challenge_upheld"] and "points" not in resp.get_json()  # evidence, not a score
     assert {p["name"]: p["cards"] for p in referee.state["players"]}["Ann"] == 10
 
 

@@ -572,7 +572,7 @@ on("revtyped", "submit", async (e) => {
   if (!cards) { toast(t("err.no_cards_typed"), true); return; }
   if (!(await ask(t("confirm.reveal", { player, cards: cards.split(/[\s,]+/) })))) return;
   const r = await post("/api/host/reveal", { player, cards }, "done.reveal", { player });
-  $("revresult").textContent = r.ok ? t("host.reveal_points", { player, n: r.data.points }) : "";
+  $("revresult").textContent = r.ok && r.data.points !== undefined ? t("host.reveal_points", { player, n: r.data.points }) : "";
   if (r.ok) $("revtext").value = "";
 });
 
