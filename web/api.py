@@ -499,8 +499,8 @@ def host_points() -> Any:
     # more than the whole deck holds: a typo guard
     whole = _card_points(_ext().referee.state)[1]
     if points > whole:
-        raise BadRequest(f"{points} points is more than the whole deck holds ({whole})", "err.points_over_deck",
-                         most=whole)
+        raise BadRequest(f"{points} points is more than a hand can hold: the whole deck scores {whole}",
+                         "err.points_over_deck", most=whole)
     return _submit({"type": "points", "player": player, "points": points}, "host")
 
 
@@ -518,9 +518,15 @@ def _card_points(state: dict) -> tuple[int, int]:
 @once
 def host_score_fix() -> Any:
     data = _body()
-    player = _player(_ext().referee.state, data.get("player"))
+    state = _ext().referee.state
+    player = _player(state, data.get("player"))
+    points = _int(data.get("points"), "points")
+    # a typo guard: a hand scores at most the whole deck, twice over where a hand counts double
+    most = 2 * _card_points(state)[1]
+    if points > most:
+        raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
     return _submit({"type": "score_fix", "hand": _int(data.get("hand"), "hand"), "player": player,
-                    "points": _int(data.get("points"), "points")}, "host")
+                    "points": points}, "host")
 
 
 @bp.post("/api/host/verdict")

@@ -53,6 +53,10 @@ def parse_object(raw: bytes, max_depth: int = MAX_DEPTH) -> dict:
         raise BodyError("the body must be a JSON object") from None
     if not isinstance(data, dict):
         raise BodyError("the body must be a JSON object")
+    try:  # a \ud800 escape is valid JSON but no text: it would fail wherever it is written
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BodyError("the body's text must be Unicode characters (a lone \\ud800-style escape is not)") from None
     return data
 
 

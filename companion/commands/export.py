@@ -60,6 +60,10 @@ def main(args: argparse.Namespace) -> int:
                 print(f"{game['id']}  {game['events']:5d} events  {status}")
             return 0
         if args.out is None:
+            if args.league is not None and args.league.lower().endswith((".csv", ".txt")):
+                # `--league` takes an optional ID, so written before the file it eats the file's name
+                raise UsageError(f"--league {args.league}: put the file first "
+                                 f"(`export {args.league} --league`, or `--league ID` after it)")
             raise UsageError("name the file to write (OUT.jsonl, or - to print), or use --list")
         if args.league is not None:
             return _export_league(store, args.league, args.out)

@@ -165,7 +165,10 @@ def test_cli_league_and_export_league_csv(tmp_path, capsys):
             referee.submit(ev, source="test")
     referee.store.close()
     out = tmp_path / "league.csv"
-    assert main(["export", "--league", "--db", str(db), str(out)]) == 0
+    # the option before the file would take the file for a league ID: a hint, not a guess
+    assert main(["export", "--db", str(db), "--league", str(out)]) == 2
+    assert "put the file first" in capsys.readouterr().err and not out.exists()
+    assert main(["export", str(out), "--league", "--db", str(db)]) == 0  # as the README writes it
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 4 and list(rows[0])[:6] == ["rank", "player", "victory_points", "games",
                                                     "games_won", "game_points"]

@@ -334,6 +334,8 @@ def test_host_card_and_score_fix(game, host):
     assert host.post("/api/host/card", json={"card": "red_9"}).status_code == 200
     assert game.state["top"] == "red_9"
     assert host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": "x"}).status_code == 400
+    typo = host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": 1_000_000_000})
+    assert typo.status_code == 400 and typo.get_json()["say"] == {"k": "err.points_over_deck", "a": {"most": 2480}}
 
 
 def test_accept_a_wild_draw_four_takes_the_four_and_passes_the_turn(game, app):
@@ -466,13 +468,18 @@ def test_every_field_is_type_checked_no_500(game, app, host, path, body):
 
 @pytest.mark.parametrize("raw", [b"[" * 200_000 + b"]" * 200_000, b'{"a":' * 30_000 + b"1" + b"}" * 30_000,
                                  b"[" * 20_000, b'{"action": NaN}', b'{"action": "draw", "x": 1e999}',
-                                 b"\xff\xfe", b"", b"null", b'"draw"', b"[1, 2]"])
+                                 b"\xff\xfe", b"", b"null", b'"draw"', b"[1, 2]", b'{"action": "\\ud800"}'])
 def test_hostile_bodies_are_one_line_400s(game, app, raw):
     ann = _seat(app, "Ann")
     before = len(game.events)
     resp = ann.post("/api/act", data=raw, content_type="application/json")
     assert resp.status_code in (400, 413) and len(resp.get_json()["error"]) < 120
     assert len(game.events) == before
+
+
+def test_a_lone_surrogate_in_a_login_is_a_400_not_a_crash(app):
+    resp = _phone(app).post("/api/host/login", data=b'{"pin": "\\ud800abc"}', content_type="application/json")
+    assert resp.status_code == 400 and "Unicode" in resp.get_json()["error"]
 
 
 def test_rejected_new_game_unseats_nobody(game, app, host):
