@@ -51,7 +51,24 @@ def calm_onnx_session(path: Path) -> Any:
     options = onnxruntime.SessionOptions()
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.intra_op_num_threads = ONNX_THREADS or os.cpu_count() or 1
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own InvalidProtobuf, Fail, NoSuchFile: a file that is no model
+        raise CompanionError(f"cannot load {path}: not an ONNX model ({type(exc).__name__})") from None
+
+
+def load_yolo(path: Path, task: str) -> Any:
+    """ultralytics' YOLO on `path` (PyTorch weights), or one line when the file is no such weights."""
+    from ultralytics import YOLO
+
+    if not path.is_file():
+        raise CompanionError(f"cannot load {path}: not a file")
+    if path.suffix != ".pt":  # ultralytics would take it and fail only at the first picture
+        raise CompanionError(f"cannot load {path}: weights are a .onnx or .pt file")
+    try:
+        return YOLO(str(path), task=task)
+    except Exception as exc:  # TypeError, RuntimeError, unpickling errors: whatever the file was
+        raise CompanionError(f"cannot load {path}: not ultralytics weights ({type(exc).__name__})") from None
 
 
 @dataclass(frozen=True)
@@ -210,10 +227,8 @@ class UltralyticsFinder:
         from companion.vision.models import _offline
 
         _offline()
-        from ultralytics import YOLO
-
         self.path = Path(path)
-        self.model = YOLO(str(self.path), task="detect")
+        self.model = load_yolo(self.path, "detect")
         names = self.model.names
         self.names = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
         self.imgsz = imgsz or self._trained_size()

@@ -19,7 +19,7 @@ import numpy as np
 from companion.vision.crops import NONE, READER_SIZE, SYMBOL_CLASSES
 from companion.vision.models import MODEL_STEM, MODELS_DIR, _offline
 from companion.errors import CompanionError
-from companion.vision.finder import calm_onnx_session
+from companion.vision.finder import calm_onnx_session, load_yolo
 
 READER_STEM = f"{MODEL_STEM}-reader"
 COLOUR_STEM = f"{MODEL_STEM}-colour"
@@ -65,9 +65,7 @@ class CardReader:
 
             require_training(f"reading the PyTorch {what} {self.path.name}")
             _offline()
-            from ultralytics import YOLO
-
-            self._model = YOLO(str(self.path), task="classify")
+            self._model = load_yolo(self.path, "classify")
             names = self._model.names
         self.names = [names[i] for i in range(len(names))]
         unknown = [n for n in self.names if n not in classes]

@@ -34,6 +34,8 @@ def read_truth(path: str | Path) -> list[dict]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputFileError(f"cannot read truth file {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:  # a picture or a video named by mistake
+        raise InputFileError(f"truth file {str(path)!r} is not text: a JSON file was expected") from None
     lines = []
     for k, raw in enumerate(text.splitlines(), 1):
         if raw.strip():

@@ -94,6 +94,8 @@ class Zones:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise InputFileError(f"cannot read zones file {str(path)!r}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:  # a picture or a video named by mistake
+            raise InputFileError(f"zones file {str(path)!r} is not text: a JSON file was expected") from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

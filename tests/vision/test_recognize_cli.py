@@ -58,3 +58,13 @@ def test_recognize_cli_missing_model_is_one_line(tmp_path):
                         str(tmp_path / "none.pt"), _image(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().count("\n") == 0 and "card model not found" in r.stderr
+
+
+@pytest.mark.parametrize("name, option, words", [
+    ("bad.onnx", "--model", "not an ONNX model"), ("bad.pt", "--model", "not ultralytics weights"),
+    ("bad.jpg", "--model", "weights are a .onnx or .pt file"), ("bad.onnx", "--reader", "not an ONNX model")])
+def test_recognize_cli_a_damaged_model_file_is_one_line(tmp_path, capsys, name, option, words):
+    (tmp_path / name).write_bytes(np.random.default_rng(0).bytes(1000))
+    assert cli_main(["recognize", option, str(tmp_path / name), _image(tmp_path)]) != 0
+    err = capsys.readouterr().err
+    assert words in err and err.strip().count("\n") == 0

@@ -78,3 +78,16 @@ def test_find_zones_puts_the_discard_pile_where_cards_settle():
     x0, y0, x1, y1 = zones.bbox("discard")
     assert x0 < 500 < x1 and y0 < 385 < y1
     assert json.loads(json.dumps(zones.to_dict()))["discard"]
+
+
+def test_a_picture_named_as_zones_or_truth_file_is_one_clear_error(tmp_path):
+    from companion.errors import InputFileError
+    from companion.vision.truth import read_truth
+    from companion.vision.zones import Zones
+
+    picture = tmp_path / "table.jpg"
+    picture.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(256)) * 4)
+    with pytest.raises(InputFileError, match="is not text: a JSON file was expected"):
+        Zones.load(picture)
+    with pytest.raises(InputFileError, match="is not text: a JSON file was expected"):
+        read_truth(picture)
