@@ -871,3 +871,14 @@ def test_demo_bot_replays_the_demo_with_its_challenges_and_catch(tmp_path: Any, 
     # what the bot entered itself: only the camera events the camera missed
     entered = [e for e in bot.submitted if e["type"] in ("flip", "play", "take_back", "reveal")]
     assert len(entered) == len(missed)
+
+
+def test_run_refuses_a_file_that_is_no_video_and_a_status_every_of_zero(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.cli import main as cli
+
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(range(256)) * 20)
+    assert cli(["run", "--video", str(bad), "--config", str(_empty_config(tmp_path))]) == 2
+    assert capsys.readouterr().err.strip() == f"uno-companion run: cannot open video file {str(bad)!r}: not a video this OpenCV reads"
+    assert cli(["run", "--status-every", "0", "--config", str(_empty_config(tmp_path))]) != 0
+    assert "--status-every is seconds" in capsys.readouterr().err

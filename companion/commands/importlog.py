@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.errors import InputFileError
+from companion.referee.engine import replay
 from companion.referee.store import EventStore, default_db_path, read_jsonl
 
 HELP = "import a JSON Lines table log into the store"
@@ -19,7 +21,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     path = (args.db or default_db_path()).expanduser()
-    read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
+    lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
+    if not replay(lines).state["players"]:
+        # an empty log, or one whose game line was refused: stored, it would stand in front of
+        # the real unfinished game that `run` resumes
+        raise InputFileError(f"{args.log} starts no game (no game event the referee accepts): nothing imported")
     with EventStore(path) as store:
         game_id = store.import_jsonl(args.log)
         rows = store.rows(game_id)

@@ -93,6 +93,14 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
     if args.video is not None:
         if not args.video.is_file():
             raise InputFileError(f"video file {str(args.video)!r} does not exist")
+        from companion.vision.camera import OpenCVSource
+
+        probe = OpenCVSource(str(args.video))  # a file that is no video: refused now, not LOST later
+        try:
+            probe.open()
+            probe.read()
+        finally:
+            probe.close()
         return "video", args.video
     spec = args.camera if args.camera is not None else config.camera["source"]
     text = str(spec).strip().lower()
@@ -277,7 +285,10 @@ def main(args: argparse.Namespace) -> int:
     # camera's state is said in one line by the companion (set before cv2 is first imported).
     os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's own lines ("moov atom not found") too
 
+    if not 0.1 <= args.status_every <= 3600:  # 0 would print (and spin) without a pause
+        raise CompanionError(f"--status-every is seconds, 0.1 to 3600, not {args.status_every:g}")
     config = load_config(args.config)
     players = [p for p in args.players.split(",")] if args.players is not None else None
     apply_overrides(config, port=args.port, host=args.host, players=players,

@@ -91,6 +91,8 @@ class OpenCVSource:
         cap = cv2.VideoCapture(self.spec)
         if not cap.isOpened():
             cap.release()
+            if self.is_file:  # a file will not come back by waiting, as a camera may
+                raise InputFileError(f"cannot open video file {self.name!r}: not a video this OpenCV reads")
             raise SourceError(f"cannot open {self.name}")
         if self.is_camera and self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
@@ -107,6 +109,8 @@ class OpenCVSource:
             raise SourceError(f"{self.name} is not open")
         ok, image = self._cap.read()
         if not ok or image is None:
+            if self.is_file and self._index == 0:
+                raise InputFileError(f"cannot read video file {self.name!r}: no frame in it")
             if self.is_file:
                 return None  # end of the video
             raise SourceError(f"{self.name} stopped delivering frames")
@@ -341,6 +345,8 @@ class ResilientSource:
         while not self._stopped:
             try:
                 frame = self.source.read()
+            except InputFileError:
+                raise  # a file with no video in it: the user's mistake, as in _open
             except (SourceError, OSError) as exc:
                 self._set("lost", str(exc))
                 self.source.close()

@@ -172,14 +172,22 @@ def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
         (["export", "--db", "{d}/t.db", "--game", "nope", "{d}/o.jsonl"], "no game 'nope'"),
         (["import", "--db", "{d}/t.db", "{d}/missing.jsonl"], "no such file"),
         (["export", "--db", "{d}/t.db"], "name the file to write"),
+        (["import", "--db", "{d}/t.db", "{d}/empty.jsonl"], "starts no game"),
+        (["import", "--db", "{d}/t.db", "{d}/refused.jsonl"], "starts no game"),
     ],
 )
 def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], message: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     with EventStore(tmp_path / "t.db") as store:
         store.append(store.new_game(), OPENING[0], True)
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "refused.jsonl").write_text('{"type": "game", "players": ["Ann"]}\n{"type": "deal"}\n')
+    with EventStore(tmp_path / "t.db") as store:
+        games_before = len(store.games())
     code = main([a.format(d=tmp_path) for a in argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.jsonl").exists()
     assert not (tmp_path / "none.db").exists()  # export never creates a database
+    with EventStore(tmp_path / "t.db") as store:
+        assert len(store.games()) == games_before  # nothing imported

@@ -137,3 +137,15 @@ def test_picamera_is_only_imported_when_asked_for():
     except ImportError:
         with pytest.raises(SourceError, match="apt install python3-picamera2"):
             source.open()
+
+
+def test_watch_and_render_say_a_users_mistake_in_one_line(tmp_path, capsys):
+    from companion.cli import main as cli
+
+    picture = tmp_path / "bad.jpg"  # not even a picture: a file no video reader can play
+    picture.write_bytes(bytes(range(256)) * 20)
+    assert cli(["watch", str(picture)]) == 2  # no retrying a file forever, no "0 events" success
+    assert "cannot" in capsys.readouterr().err
+    assert cli(["render", "red_5", "--out", str(picture)]) != 0
+    err = capsys.readouterr().err
+    assert "is a file: name a folder" in err and err.strip().count("\n") == 0
