@@ -3,7 +3,7 @@
 Every module under companion/, web/ and hardware/ is read with `ast` (not imported), and every
 import in it is collected, at the top or inside a function alike. The rooms, lowest first:
 
-- base: `companion.errors` (and the bare packages `companion`, `companion.data`);
+- base: `companion.errors`, `companion.files` (and the bare packages `companion`, `companion.data`);
 - `companion.referee`: cards, rules, effects, engine, scoring, store, leagues, simulator;
 - `companion.vision`: camera to watcher; from the referee it uses the cards only;
 - `companion.synth`: the synthetic-data factory for training and benchmarks;
@@ -23,7 +23,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("companion", "web", "hardware")
 
-BASE = {"companion", "companion.errors", "companion.data"}
+BASE = {"companion", "companion.errors", "companion.files", "companion.data"}
 SYNTH_COMMANDS = {f"companion.commands.{name}" for name in (
     "bench_vision", "bench_watch", "eval_photos", "fit_sharpness", "make_video", "render", "train")}
 # room -> the rooms it may import from (besides itself and base)

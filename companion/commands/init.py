@@ -6,6 +6,7 @@ from pathlib import Path
 
 from companion.config import commented_config, default_config_path, parse_config, suggest_passphrase
 from companion.errors import CompanionError, InputFileError
+from companion.files import written_whole
 
 HELP = "write a configuration file"
 
@@ -33,9 +34,8 @@ def main(args: argparse.Namespace) -> int:
     parse_config(text, name=str(path))  # what we write must read back
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)  # never leave half a file behind
+        with written_whole(path) as fh:  # never half a file, nor a leftover one
+            fh.write(text)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write the configuration: {exc.strerror or exc}") from None
     print(f"wrote {path}")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from companion.errors import InputFileError, RulesError
+from companion.files import written_whole
 
 HELP = "play random legal games and write their table log"
 
@@ -67,11 +68,9 @@ def main(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     path = Path(args.out)
-    tmp = path.with_name(path.name + ".part")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with written_whole(path, ".part") as fh:  # a finished log or none, never half a file
             _write(events, fh)
-        tmp.replace(path)  # a finished log or none: never half a file under the real name
     except OSError as exc:
         raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
     return 0

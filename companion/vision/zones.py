@@ -103,10 +103,14 @@ class Zones:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
+        from companion.files import written_whole
+
         path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)  # atomic: a crash never leaves half a zones file
+        try:
+            with written_whole(path) as fh:
+                fh.write(json.dumps(self.to_dict(), indent=1) + "\n")
+        except OSError as exc:
+            raise InputFileError(f"cannot write zones file {str(path)!r}: {exc.strerror or exc}") from None
 
     # -- geometry -----------------------------------------------------------------------------
     def scaled_to(self, width: int, height: int) -> "Zones":
