@@ -60,6 +60,8 @@ def main(args: argparse.Namespace) -> int:
         if args.action == "new":
             if not args.name or not args.name.strip():
                 raise LeagueUsage("name the league: uno-companion league new NAME")
+            if len(args.name.strip()) > 80:  # as the host page's API refuses it: not cut without a word
+                raise LeagueUsage(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
             raw = args.victory_points
             if raw is not None and "," in raw or (raw or "").isdigit():
                 try:
@@ -68,8 +70,8 @@ def main(args: argparse.Namespace) -> int:
                     raise LeagueUsage(f"--victory-points takes whole numbers like 12,6,2,0, "
                                       f"not {args.victory_points!r}") from None
             vp = parse_victory_points(raw)
-            league_id = store.new_league(args.name.strip()[:80], vp)
-            print(f"league {league_id} ({args.name.strip()[:80]}) open: victory points "
+            league_id = store.new_league(args.name.strip(), vp)
+            print(f"league {league_id} ({args.name.strip()}) open: victory points "
                   f"{', '.join(map(str, vp))}; games started from now on join it")
             return 0
         if args.action == "list":

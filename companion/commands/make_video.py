@@ -33,7 +33,9 @@ def main(args: argparse.Namespace) -> int:
         raise CompanionError("--players must be 2 to 6")
     if not 1 <= args.fps <= 60:
         raise CompanionError("--fps must be 1 to 60")
-    spec = VideoSpec(seed=args.seed, design=args.design, fps=args.fps, noise=max(0.0, args.noise))
+    if not 0 <= args.noise <= 64:
+        raise CompanionError(f"--noise is grey levels, 0 to 64, not {args.noise:g}")
+    spec = VideoSpec(seed=args.seed, design=args.design, fps=args.fps, noise=args.noise)
     steps = None
     if args.log is not None:
         if args.hands is not None:

@@ -182,6 +182,13 @@ def test_cli_league_and_export_league_csv(tmp_path, capsys):
     assert "no league 'nope'" in err and err.count("\n") == 1
 
 
+def test_cli_league_name_too_long_is_refused_not_cut(tmp_path, capsys):
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "x" * 81, "--db", str(db)]) == 2
+    assert "at most 80 characters, not 81" in capsys.readouterr().err
+    assert main(["league", "list", "--db", str(db)]) == 0 and "x" * 80 not in capsys.readouterr().out
+
+
 def test_cli_export_league_without_leagues_is_one_line(tmp_path, capsys):
     db = tmp_path / "games.db"
     EventStore(db).close()

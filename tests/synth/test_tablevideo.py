@@ -68,6 +68,11 @@ def test_make_video_command_rejects_bad_names(tmp_path, capsys, name):
     assert err.count("\n") == 1 and "make-video" in err
 
 
+def test_make_video_refuses_negative_noise(tmp_path, capsys):
+    assert cli(["make-video", str(tmp_path / "clip.mp4"), "--noise", "-5"]) != 0
+    assert "--noise is grey levels" in capsys.readouterr().err and not (tmp_path / "clip.mp4").exists()
+
+
 def test_demo_video_is_small_readable_and_legal(repo_root):
     video = repo_root / DEMO / "demo.mp4"
     assert video.stat().st_size <= 10 * 1024 * 1024
