@@ -289,9 +289,10 @@ class YoloDetector:
         fused, sure_read = self._symbols(frame, [boxes[i] for i in classic], [crops[i] for i in classic])
         symbols = dict(zip(classic, fused))
         sure_of = dict(zip(classic, sure_read))
+        best = {i: names[int(p.argmax())] for i, p in symbols.items()}
         # Only boxes read as a coloured card's symbol teach the table's colours (not clutter, a wild
         # or a themed card: a Flip's teal side must not pull the blue group).
-        coloured = [names[int(p.argmax())] not in CARD_NAMES and names[int(p.argmax())] != NONE for p in fused]
+        coloured = [best[i] not in CARD_NAMES and best[i] != NONE for i in classic]
         read_colours = self._colours([crops[i] for i in classic], coloured)
         colours = dict(zip(classic, read_colours)) if read_colours is not None else {}
         out: list[Detection] = []
@@ -304,7 +305,7 @@ class YoloDetector:
             if i not in symbols:  # a themed card: its whole name
                 top, read = themed[i], themed[i][0][1]  # type: ignore[index]
             else:
-                symbol = names[int(symbols[i].argmax())]
+                symbol = best[i]
                 if symbol == NONE:
                     continue
                 if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):

@@ -59,12 +59,12 @@ def calm_onnx_session(path: Path) -> Any:
 
 def load_yolo(path: Path, task: str) -> Any:
     """ultralytics' YOLO on `path` (PyTorch weights), or one line when the file is no such weights."""
-    from ultralytics import YOLO
-
     if not path.is_file():
         raise CompanionError(f"cannot load {path}: not a file")
     if path.suffix != ".pt":  # ultralytics would take it and fail only at the first picture
         raise CompanionError(f"cannot load {path}: weights are a .onnx or .pt file")
+    from ultralytics import YOLO  # (seconds to import: only for a file worth trying)
+
     try:
         return YOLO(str(path), task=task)
     except Exception as exc:  # TypeError, RuntimeError, unpickling errors: whatever the file was

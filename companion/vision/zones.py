@@ -20,6 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from companion.errors import ConfigError, InputFileError
+from companion.files import written_whole
 
 Point = tuple[float, float]
 ZONE_NAMES: tuple[str, ...] = ("discard", "draw", "reveal")
@@ -103,8 +104,6 @@ class Zones:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
-        from companion.files import written_whole
-
         path = Path(path)
         try:
             with written_whole(path) as fh:
