@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from companion.errors import CompanionError
 
@@ -49,6 +52,32 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     return parser, subparsers
 
 
+@contextmanager
+def _ending_on_sigterm() -> Iterator[None]:
+    """`kill` and systemd stop a command with SIGTERM, which would end Python at once and
+    leave a file half-written (`simulate`'s `.part`); raised as SystemExit instead, the
+    command unwinds as after Ctrl-C and `files.written_whole` removes what it began.
+    `run` puts its own handler over this one (it saves the table before it stops)."""
+    main_pid = os.getpid()
+
+    def on_term(signum: int, frame: object) -> None:
+        if os.getpid() != main_pid:  # a worker forked by the command (training) ends as before
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread (tests call main() from threads)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, subparsers = build_parser()
@@ -75,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     module.add_arguments(subparsers[name])
     args = parser.parse_args(argv)
     try:
-        return int(module.main(args) or 0)
+        with _ending_on_sigterm():
+            return int(module.main(args) or 0)
     except CompanionError as exc:
         print(f"uno-companion {name}: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -35,3 +35,10 @@ class ConfigError(CompanionError, ValueError):
     """A bad value in the configuration file; the message names the key and line."""
 
     exit_code = 2
+
+
+class UsageError(CompanionError, ValueError):
+    """A command line that does not fit: a value out of range, options that do not go
+    together. Exit status 2, as argparse gives for a command line it cannot parse."""
+
+    exit_code = 2

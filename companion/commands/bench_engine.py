@@ -7,7 +7,7 @@ import platform
 
 from companion.referee.bench_engine import (CLEAN, CLEAN_ALONE, FULL, FULL_ALONE, RLCARD, compare,
                                     referee_with_store)
-from companion.errors import CompanionError
+from companion.errors import UsageError
 
 HELP = "self-play throughput vs rlcard"
 GOAL = 3.0  # issue 2: at least 3x rlcard's hands per second
@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     if not 2 <= args.players <= 10:
-        raise CompanionError(f"--players must be 2 to 10, not {args.players}")
+        raise UsageError(f"--players must be 2 to 10, not {args.players}")
     sides = compare(args.hands, args.seed, args.players, args.repeat, not args.no_rlcard)
     by_name = {s.name: s for s in sides}
     rl = by_name.get(RLCARD)

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, UsageError
 
 HELP = "the companion under kill -9, a full disk, hostile requests and many streams (loopback)"
 PASSPHRASE = "bench-faults-passphrase"
@@ -375,7 +375,7 @@ def main(args: argparse.Namespace) -> int:
     bounds = {"phones": (2, 10), "kills": (0, 50), "hostile": (0, 2000), "streams": (0, 500), "minutes": (0, 30)}
     for name, (low, high) in bounds.items():
         if not low <= getattr(args, name) <= high:
-            raise CompanionError(f"--{name} must be from {low} to {high}")
+            raise UsageError(f"--{name} must be from {low} to {high}")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < args.streams + 200:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, args.streams + 512), hard))

@@ -50,14 +50,14 @@ def time_detector(detector: Any, frames: Sequence[np.ndarray]) -> float:
 def main(args: argparse.Namespace) -> int:
     from companion.vision import finder
     from companion.vision.detector import MODEL_STEM, MODELS_DIR, YoloDetector
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
     from companion.vision.reader import READER_STEM
     from companion.vision.training_stack import INSTALL, importable, require_training
 
     if args.frames < 1:
-        raise CompanionError("--frames must be at least 1")
+        raise UsageError("--frames must be at least 1")
     if args.threads is not None and args.threads < 1:
-        raise CompanionError("--threads must be at least 1")
+        raise UsageError("--threads must be at least 1")
     weights = Path(args.model) if args.model else Path(MODELS_DIR) / f"{MODEL_STEM}.pt"
     if args.export:
         require_training("--export")

@@ -223,16 +223,16 @@ def flip_session(plays: int, seed: int, players: int = 4) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
     from companion.synth.tablevideo import VideoSpec, make_video
     from companion.vision.truth import read_truth, truth_path
 
     if args.videos < 1 or args.plays < 1:
-        raise CompanionError("--videos and --plays must be at least 1")
+        raise UsageError("--videos and --plays must be at least 1")
     if (args.photos or args.composites) and not args.real:
-        raise CompanionError("--photos and --composites go with --real")
+        raise UsageError("--photos and --composites go with --real")
     if args.deck != "classic" and args.real:
-        raise CompanionError("--deck flip has no real photos to cut out: use it without --real")
+        raise UsageError("--deck flip has no real photos to cut out: use it without --real")
     args.detector = args.detector or ("yolo" if args.real else "truth")
     real = None
     if args.real:

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, UsageError
 
 HELP = "phone page latency and page weight"
 
@@ -74,9 +74,9 @@ def main(args: argparse.Namespace) -> int:
     from web.server import Server
 
     if not 1 <= args.clients <= 50:
-        raise CompanionError("--clients must be from 1 to 50")
+        raise UsageError("--clients must be from 1 to 50")
     if not 2 <= args.events <= 200:
-        raise CompanionError("--events must be from 2 to 200")
+        raise UsageError("--events must be from 2 to 200")
     with tempfile.TemporaryDirectory() as tmp:
         referee = Referee(EventStore(Path(tmp) / "bench.db"))
         app = create_app({"HOST_PIN": "0000", "SSE_HEARTBEAT_S": 0.5}, referee=referee)

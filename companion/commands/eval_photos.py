@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.errors import CompanionError
+from companion.errors import UsageError
 
 HELP = "accuracy on a folder-per-card photo set"
 
@@ -68,12 +68,12 @@ def main(args: argparse.Namespace) -> int:
 
     # Every mistake in the call is said before the model loads.
     if args.limit_per_class is not None and args.limit_per_class < 1:
-        raise CompanionError("--limit-per-class must be at least 1")
+        raise UsageError("--limit-per-class must be at least 1")
     shifts = shift_names(args.shifts) if args.shifts is not None else None
     if not args.dirs and not args.rendered:
-        raise CompanionError("name a photo folder (DIR), or --rendered DECK")
+        raise UsageError("name a photo folder (DIR), or --rendered DECK")
     if args.per_card < 1:
-        raise CompanionError("--per-card must be at least 1")
+        raise UsageError("--per-card must be at least 1")
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True),

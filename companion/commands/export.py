@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.errors import CompanionError
+from companion.errors import UsageError
 from companion.referee.store import EventStore, StoreError, default_db_path
 
 HELP = "export a stored game as JSON Lines (or a league's standings as CSV)"
@@ -35,10 +35,6 @@ def open_store(db: Path | None) -> EventStore:
     if not path.is_file():
         raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
     return EventStore(path)
-
-
-class UsageError(CompanionError, ValueError):
-    exit_code = 2
 
 
 def _print_lines(lines: list[str]) -> None:

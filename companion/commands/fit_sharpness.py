@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from companion.errors import CompanionError
+from companion.errors import UsageError
 
 HELP = "fit the referee's reading sharpness on rendered cards under camera shifts"
 
@@ -26,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
     from companion.synth.evaluation import fit_sharpness
 
     if args.per_card < 1:
-        raise CompanionError("--per-card must be at least 1")
+        raise UsageError("--per-card must be at least 1")
     tty = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:

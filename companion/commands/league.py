@@ -14,14 +14,10 @@ import argparse
 import json
 from pathlib import Path
 
-from companion.errors import CompanionError
+from companion.errors import UsageError
 from companion.referee.store import EventStore, StoreError, default_db_path
 
 HELP = "league night: open a league, add games, show standings"
-
-
-class LeagueUsage(CompanionError, ValueError):
-    exit_code = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,16 +55,16 @@ def main(args: argparse.Namespace) -> int:
     with EventStore(path) as store:
         if args.action == "new":
             if not args.name or not args.name.strip():
-                raise LeagueUsage("name the league: uno-companion league new NAME")
+                raise UsageError("name the league: uno-companion league new NAME")
             if len(args.name.strip()) > 80:  # as the host page's API refuses it: not cut without a word
-                raise LeagueUsage(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
+                raise UsageError(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
             raw = args.victory_points
             if raw is not None and "," in raw or (raw or "").isdigit():
                 try:
                     raw = [int(x) for x in raw.split(",")]
                 except ValueError:
-                    raise LeagueUsage(f"--victory-points takes whole numbers like 12,6,2,0, "
-                                      f"not {args.victory_points!r}") from None
+                    raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0, "
+                                     f"not {args.victory_points!r}") from None
             vp = parse_victory_points(raw)
             league_id = store.new_league(args.name.strip(), vp)
             print(f"league {league_id} ({args.name.strip()}) open: victory points "
@@ -81,7 +77,7 @@ def main(args: argparse.Namespace) -> int:
             return 0
         if args.action == "add":
             if not args.name:
-                raise LeagueUsage("name the game to add: uno-companion league add GAME")
+                raise UsageError("name the game to add: uno-companion league add GAME")
             league_id = pick_league(store, args.league)
             store.add_to_league(league_id, args.name)
             print(f"game {args.name} added to league {league_id}")

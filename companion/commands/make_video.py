@@ -23,27 +23,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
     from companion.synth.tablevideo import VideoSpec, make_video
     from companion.vision.truth import truth_path
 
     if args.plays < 1:
-        raise CompanionError("--plays must be at least 1")
+        raise UsageError("--plays must be at least 1")
     if not 2 <= args.players <= 6:
-        raise CompanionError("--players must be 2 to 6")
+        raise UsageError("--players must be 2 to 6")
     if not 1 <= args.fps <= 60:
-        raise CompanionError("--fps must be 1 to 60")
+        raise UsageError("--fps must be 1 to 60")
     if not 0 <= args.noise <= 64:
-        raise CompanionError(f"--noise is grey levels, 0 to 64, not {args.noise:g}")
+        raise UsageError(f"--noise is grey levels, 0 to 64, not {args.noise:g}")
     spec = VideoSpec(seed=args.seed, design=args.design, fps=args.fps, noise=args.noise)
     steps = None
     if args.log is not None:
         if args.hands is not None:
-            raise CompanionError("--log and --hands cannot go together: the log says what is played")
+            raise UsageError("--log and --hands cannot go together: the log says what is played")
         steps = log_steps(args.log)
     elif args.hands is not None:
         if args.hands < 1:
-            raise CompanionError("--hands must be at least 1")
+            raise UsageError("--hands must be at least 1")
         from companion.synth.tablevideo import legal_session
 
         steps = legal_session(args.hands, players=args.players, seed=args.seed)

@@ -59,10 +59,10 @@ def _pictures(paths: list[str]) -> list:
 
 def main(args: argparse.Namespace) -> int:
     from companion.vision.detector import YoloDetector
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
 
     if not 0 < args.conf < 1:
-        raise CompanionError("--conf must be between 0 and 1")
+        raise UsageError("--conf must be between 0 and 1")
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True), learn_colours=False,
                             themed=args.themed)

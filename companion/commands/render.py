@@ -18,14 +18,14 @@ def main(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.referee.cards import CARD_NAMES, parse_card
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
     from companion.synth.render import render_card
 
     names = [parse_card(n).name for n in args.names] or list(CARD_NAMES)
     if not 32 <= args.height <= 4000:
-        raise CompanionError("--height must be between 32 and 4000")
+        raise UsageError("--height must be between 32 and 4000")
     if args.out.exists() and not args.out.is_dir():
-        raise CompanionError(f"--out {args.out} is a file: name a folder for the card pictures")
+        raise UsageError(f"--out {args.out} is a file: name a folder for the card pictures")
     args.out.mkdir(parents=True, exist_ok=True)
     for name in names:
         cv2.imwrite(str(args.out / f"{name}-{args.design}.png"), render_card(name, args.design, args.height))

@@ -14,14 +14,10 @@ import time
 from pathlib import Path
 
 from companion.backup import backup_folder, describe, list_backups, restore
-from companion.errors import CompanionError
+from companion.errors import UsageError
 from companion.referee.store import default_db_path
 
 HELP = "list the event store's backups, or restore one"
-
-
-class UsageError(CompanionError, ValueError):
-    exit_code = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.config import Config, apply_overrides, default_config_path, default_data_dir, load_config
-from companion.errors import CompanionError, InputFileError
+from companion.errors import CompanionError, InputFileError, UsageError
 
 HELP = "run the companion: camera, referee, phone page, buttons"
 
@@ -288,7 +288,7 @@ def main(args: argparse.Namespace) -> int:
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's own lines ("moov atom not found") too
 
     if not 0.1 <= args.status_every <= 3600:  # 0 would print (and spin) without a pause
-        raise CompanionError(f"--status-every is seconds, 0.1 to 3600, not {args.status_every:g}")
+        raise UsageError(f"--status-every is seconds, 0.1 to 3600, not {args.status_every:g}")
     config = load_config(args.config)
     players = [p for p in args.players.split(",")] if args.players is not None else None
     apply_overrides(config, port=args.port, host=args.host, players=players,
@@ -301,7 +301,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             config.host_pin = _host_pin(args.host_pin)
         except ValueError as exc:
-            raise CompanionError(f"--host-pin {exc}") from None
+            raise UsageError(f"--host-pin {exc}") from None
 
     kind, spec = choose_source(config, args, say)
     truth: list[dict] = []

@@ -43,18 +43,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.errors import CompanionError
+    from companion.errors import UsageError
     from companion.synth.train import Recipe, train
 
     d = Recipe()
 
     for key in ("images", "val_images", "imgsz", "epochs", "batch"):
         if getattr(args, key) < 1:
-            raise CompanionError(f"--{key.replace('_', '-')} must be at least 1")
+            raise UsageError(f"--{key.replace('_', '-')} must be at least 1")
     if sum((args.reader, args.colour, args.themed)) > 1:
-        raise CompanionError("--reader, --colour and --themed train different models: choose one")
+        raise UsageError("--reader, --colour and --themed train different models: choose one")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
-        raise CompanionError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
+        raise UsageError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     from companion.vision.training_stack import require_training
 
     require_training("training")  # after the checks above: a bad flag is said first

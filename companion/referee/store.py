@@ -131,8 +131,7 @@ class EventStore:
             )
         except (OSError, sqlite3.Error) as exc:
             if existed and self.path.is_file():
-                log.error("the event store %s cannot be written: %s", self.path, exc)
-                self._open_read_only("cannot be written (a read-only card?)")
+                self._open_read_only("cannot be written (a read-only card?)", str(exc))
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         try:
@@ -140,8 +139,7 @@ class EventStore:
                 problem = self._quick_check(self._db)
                 if problem:
                     self._db.close()
-                    log.error("the event store %s failed its integrity check: %s", self.path, problem)
-                    self._open_read_only("failed its integrity check at start")
+                    self._open_read_only("failed its integrity check at start", problem)
                     return
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=FULL")
@@ -162,8 +160,7 @@ class EventStore:
         except sqlite3.Error as exc:
             self._db.close()
             if existed and _unwritable(exc):
-                log.error("the event store %s cannot be written: %s", self.path, exc)
-                self._open_read_only("cannot be written (a read-only card?)")
+                self._open_read_only("cannot be written (a read-only card?)", str(exc))
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         self.journal_mode = str(mode).lower()
@@ -180,25 +177,25 @@ class EventStore:
         text = " ".join(" ".join(str(r[0]) for r in rows[:3]).split()).replace("*** in database main *** ", "")
         return text[:160] + ("..." if len(text) > 160 else "")
 
-    def _open_read_only(self, why: str) -> None:
-        """Open the file for reading only; every write is refused with `why`."""
+    def _open_read_only(self, why: str, detail: str) -> None:
+        """Open the file for reading only; every write is refused with `why`. One line says
+        so (with SQLite's `detail`), or, where the file cannot even be read, the StoreError."""
         self.read_only = (f"the event store {self.path.name} {why}: read-only, nothing new is stored "
                           "until a backup is restored (`uno-companion restore`)")
-        log.error("%s", self.read_only)
         for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
             try:
                 db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("SELECT name FROM sqlite_master").fetchall()
                 self._db = db
                 self.journal_mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+                log.error("%s (%s)", self.read_only, detail)
                 return
-            except sqlite3.Error as exc:
+            except sqlite3.Error:
                 try:
                     db.close()
                 except (sqlite3.Error, UnboundLocalError):
                     pass
-                last = exc
-        raise StoreError(f"the event store {self.path} {why} and cannot be read either ({last}): "
+        raise StoreError(f"the event store {self.path} {why} and cannot be read either ({detail}): "
                          "restore a backup with `uno-companion restore`") from None
 
     # -- writing -------------------------------------------------------------------------

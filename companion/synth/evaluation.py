@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from companion.referee.cards import CARD_NAMES, parse_card
-from companion.errors import CompanionError, InputFileError
+from companion.errors import CompanionError, InputFileError, UsageError
 from companion.vision.photometric import SHIFTS, apply_shift
 
 if TYPE_CHECKING:  # the detector module loads the model stack; only its types are needed here
@@ -164,7 +164,7 @@ def shift_names(spec: str) -> list[str]:
     if unknown:
         # `--shifts` takes an optional value, so written before the folders it eats the first.
         hint = " (a folder: put --shifts after the folders)" if Path(unknown[0]).is_dir() else ""
-        raise CompanionError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(VARIANTS)}")
+        raise UsageError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(VARIANTS)}")
     return names
 
 

@@ -48,7 +48,7 @@ def test_bench_engine_side_by_side_prints_both_figures_and_ratios(
 
 
 def test_bench_engine_bad_arguments_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench-engine", "--players", "11", "--no-rlcard"]) == 1
+    assert main(["bench-engine", "--players", "11", "--no-rlcard"]) == 2
     assert capsys.readouterr().err.strip() == "uno-companion bench-engine: --players must be 2 to 10, not 11"
     with pytest.raises(SystemExit) as exc:
         main(["bench-engine", "--hands", "0"])

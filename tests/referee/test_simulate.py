@@ -109,6 +109,32 @@ def test_simulate_command_bad_rules_are_one_line_errors(args, message, capsys, t
     assert not out.exists()
 
 
+def test_a_simulate_stopped_by_kill_leaves_no_half_written_log(tmp_path):
+    # `kill` (SIGTERM) mid-write: the command stops with 143 and neither the log nor its
+    # `.part` is left for a later `import` to take as a whole game.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "big.jsonl"
+    part = tmp_path / "big.jsonl.part"
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "simulate", "--hands", "1000000",
+                             "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not part.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert part.exists(), "the log was never begun"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 128 + signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not part.exists() and not out.exists()
+    assert b"Traceback" not in proc.stderr.read()
+
+
 def test_simulate_command_rejects_bad_player_counts(capsys):
     with pytest.raises(SystemExit) as info:
         main(["simulate", "--players", "11"])

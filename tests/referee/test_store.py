@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -109,12 +110,14 @@ def test_store_failed_write_changes_nothing(store: EventStore) -> None:
     ],
     ids=["not-a-database", "a-folder"],
 )
-def test_store_unopenable_file_is_one_line_error(tmp_path: Path, make_bad) -> None:
+def test_store_unopenable_file_is_one_line_error(tmp_path: Path, make_bad, caplog) -> None:
     path = tmp_path / "bad.db"
     make_bad(path)
     with pytest.raises(StoreError) as err:
         EventStore(path)
     assert "\n" not in str(err.value) and str(path) in str(err.value)
+    # The error is the only word: no log line before it says half of it again.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_store_default_path_follows_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -263,7 +266,8 @@ def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, cap
         referee.submit(GAME, source="host")
     assert "\n" not in str(err.value) and "read-only" in str(err.value)
     assert referee.state["players"] == [] and referee.events == []
-    assert any("integrity check" in r.getMessage() for r in caplog.records)
+    said = [r.getMessage() for r in caplog.records if r.name == "companion.referee.store"]
+    assert len(said) == 1 and "integrity check" in said[0] and "read-only" in said[0]
 
 
 def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp_path: Path, monkeypatch,
@@ -295,7 +299,8 @@ def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp
         again.submit({"type": "flip", "card": "red_5"}, source="host")
     assert "\n" not in str(err.value) and "read-only" in str(err.value)
     assert store.events(referee.game_id) == played  # nothing half-written
-    assert any("cannot be written" in r.getMessage() for r in caplog.records)
+    said = [r.getMessage() for r in caplog.records if r.name == "companion.referee.store"]
+    assert len(said) == 1 and "cannot be written" in said[0]
 
 
 def test_a_sound_store_passes_the_check(store: EventStore) -> None:

@@ -187,7 +187,7 @@ def test_shifts_with_limit_per_class_reads_the_sample_only(tmp_path, capsys, hue
 
 def test_shifts_unknown_name_is_one_line_listing_the_known_ones_before_the_model_loads(tmp_path, capsys, hue_reader):
     root = _hue_tree(tmp_path)
-    assert cli_main(["eval-photos", str(root), "--shifts", "none,sepia"]) == 1
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,sepia"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown camera shift 'sepia'" in err
     assert "known: none, 2700K, 8000K, hue+12" in err and "third" in err
@@ -196,13 +196,13 @@ def test_shifts_unknown_name_is_one_line_listing_the_known_ones_before_the_model
 
 def test_shifts_before_the_folders_says_where_it_goes(tmp_path, capsys, hue_reader):
     root = _hue_tree(tmp_path)
-    assert cli_main(["eval-photos", "--shifts", str(root), str(root)]) == 1
+    assert cli_main(["eval-photos", "--shifts", str(root), str(root)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "(a folder: put --shifts after the folders)" in err
 
 
 def test_limit_per_class_under_one_is_one_line(tmp_path, capsys, hue_reader):
-    assert cli_main(["eval-photos", str(_hue_tree(tmp_path)), "--limit-per-class", "0"]) == 1
+    assert cli_main(["eval-photos", str(_hue_tree(tmp_path)), "--limit-per-class", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--limit-per-class must be at least 1" in err
 
