@@ -301,13 +301,26 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
+def _toml_hint(text: str, message: str) -> str:
+    """tomllib's message, with the key named where it says only "Cannot overwrite a value"
+    (a key written twice, e.g. an option uncommented twice)."""
+    m = re.search(r"Cannot overwrite a value \(at line (\d+)", message)
+    if m:
+        lines = text.splitlines()
+        number = int(m.group(1))
+        if 0 < number <= len(lines) and "=" in lines[number - 1]:
+            key = lines[number - 1].split("=", 1)[0].strip()
+            return f"{key!r} is set twice (the second time at line {number})"
+    return message
+
+
 def parse_config(text: str, name: str = "config.toml") -> Config:
     """Check a configuration file's text and return the Config; ConfigError names the line."""
     reader = _Reader(text, name)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{name}: not valid TOML: {_toml_hint(text, str(exc))}") from None
 
     values: dict[str, Any] = {}
     sections: dict[str, dict[str, Any]] = {"camera": {}, "vision": {}, "gpio": {}}
@@ -580,16 +593,16 @@ def commented_config(**values: Any) -> str:
         "",
         "# Table options from the rulebook; leave out for the rulebook's defaults.",
         "[rules]",
-        '# deck = "classic"            # "classic", "modern" or "swap"',
+        '# deck = "classic"            # "classic", "modern", "swap" or "flip" (UNO Flip)',
         "# target = 500",
         "# uno_penalty = 2",
         '# uno_catch = "auto"          # "auto" or "players"',
-        "# stacking = false            # false, \"draw_two\", \"wild_draw_four\" or true",
+        "# House rules (all off by default):",
+        "# stacking = false            # false, \"draw_two\", \"wild_draw_four\", true, or \"cross\" (draw two",
+        "#                             # on wild draw four and the reverse, totals add up)",
         "# jump_in = false",
         "# seven_zero = false",
         "# draw_until_playable = false",
-        "# House rules (all off by default):",
-        '# stacking = "cross"          # draw two on wild draw four and the reverse, totals add up',
         '# deflect = false             # "reverse", "skip" or true: that card of the colour in force sends a pending draw on',
         "# multiple_play = false       # lay several cards of one number in one play",
         "# no_action_finish = false    # the last card may not be a skip, reverse or draw two",

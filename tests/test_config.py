@@ -115,6 +115,8 @@ target = 200
         ('[gpio]\nuno_pin = 0\nled_pin = 5\nbuzzer_pin = 5\n', "config.toml line 4: gpio.buzzer_pin uses the same pin as gpio.led_pin"),
         ("[zones]\ndiscard = [0.5, 0.5, 0.2, 0.9]\n", "config.toml line 2: zones.discard must be [x1, y1, x2, y2]"),
         ("port = \n", "config.toml: not valid TOML"),
+        ('[rules]\nstacking = true\nstacking = "cross"\n',  # an option uncommented twice
+         "config.toml: not valid TOML: 'stacking' is set twice (the second time at line 3)"),
     ],
 )
 def test_config_bad_value_names_key_and_line(text: str, message: str) -> None:

@@ -388,6 +388,18 @@ def test_run_auto_without_a_camera_plays_the_demo(monkeypatch: pytest.MonkeyPatc
     assert said == ["camera: none found, playing the bundled demo video with a demo table"]
 
 
+def test_run_auto_without_a_camera_at_a_set_up_table_lets_the_phones_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Players in the configuration and no camera found (a Pi whose camera did not come up):
+    # a table the phones can play, not the demo whose recorded cards would be played as theirs.
+    from companion.commands import run as run_command
+    from companion.config import Config
+
+    said: list[str] = []
+    monkeypatch.setattr(run_command, "find_camera", lambda say: None)
+    assert run_command.choose_source(Config(players=["Ann", "Bob"]), _args(), said.append) == ("none", None)
+    assert len(said) == 1 and "phones enter the cards" in said[0] and "--camera demo" in said[0]
+
+
 def test_run_missing_video_is_a_one_line_error(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from companion.cli import main as cli
 
@@ -420,9 +432,59 @@ def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any
     start_table(again, config, said.append)
     assert again.game_id == first and again.state["top"] == "red_5" and said[-1].startswith("game: resuming")
 
-    other = Referee(EventStore(db))
+    other = Referee(EventStore(db))  # the configuration now names another table
     start_table(other, Config(players=["Dee", "Eve"]), said.append)
     assert other.game_id != first and [p["name"] for p in other.state["players"]] == ["Dee", "Eve"]
+    assert any(line.startswith(f"game: {first} (Ann, Bob, Cy) stays in the store") for line in said)
+    other.submit({"type": "flip", "card": "blue_2"})
+
+    # Started once with the wrong players: the next start with the right ones takes their
+    # own game up again, where it stood (not a new game at 0 points)
+    back = Referee(EventStore(db))
+    start_table(back, config, said.append)
+    assert back.game_id == first and back.state["top"] == "red_5" and said[-1].startswith(f"game: resuming {first}")
+    back.submit({"type": "play", "card": "red_7"})
+    assert back.state["top"] == "red_7" and back.store.events(first)[-1] == {"type": "play", "card": "red_7"}
+    # and Dee and Eve's game is theirs again after that
+    theirs = Referee(EventStore(db))
+    start_table(theirs, Config(players=["Dee", "Eve"]), said.append)
+    assert theirs.game_id == other.game_id and theirs.state["top"] == "blue_2"
+
+
+def test_a_restart_resumes_the_game_the_host_set_up_on_the_page(tmp_path: Any) -> None:
+    # Started with --players Ann,Bob,Cy; the host then began a game for other players on the
+    # host page and changed its seats; a power cut and the same command again must bring that
+    # game back, not deal a new one for Ann, Bob and Cy over it.
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    said: list[str] = []
+    db = tmp_path / "games.db"
+    config = Config(players=["Ann", "Bob", "Cy"])
+    referee = Referee(EventStore(db))
+    start_table(referee, config, said.append)
+    referee.submit({"type": "game", "players": ["Dee", "Eve", "Flo"]}, source="host")
+    referee.submit({"type": "deal", "dealer": "Dee"}, source="host")
+    referee.submit({"type": "flip", "card": "red_5"}, source="phone")
+    hosted = referee.game_id
+
+    again = Referee(EventStore(db))
+    start_table(again, config, said.append)
+    assert again.game_id == hosted and again.state["top"] == "red_5"
+    assert [p["name"] for p in again.state["players"]] == ["Dee", "Eve", "Flo"]
+    assert said[-2].startswith("game: resuming") and "host page" in said[-1]
+
+    # A game started from the configuration whose seats the host then changed resumes too.
+    fresh = Referee(EventStore(tmp_path / "seats.db"))
+    fresh.submit({"type": "game", "players": config.players}, source="config")
+    fresh.submit({"type": "seats", "players": ["Cy", "Bob", "Ann"]}, source="host")
+    fresh.submit({"type": "deal", "dealer": "Cy"}, source="host")
+    seated = fresh.game_id
+    after = Referee(EventStore(tmp_path / "seats.db"))
+    start_table(after, config, said.append)
+    assert after.game_id == seated and [p["name"] for p in after.state["players"]] == ["Cy", "Bob", "Ann"]
 
 
 def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> None:
@@ -619,10 +681,11 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
     demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "6")
     assert demo.proc.wait(timeout=120) == 0
     demo.wait_for("stopped; every event is saved in")
+    demo.wait_for(f"store: the demo's games go to {tmp_path / 'demo.db'}")  # not into the real table's store
     report = demo.wait_for("bench: vision ")
     frames = int(report.split("bench: vision ")[1].split()[0])
     assert frames >= 30  # about 10 fps of the 10 fps video, at real speed
-    with EventStore(tmp_path / "games.db") as store:
+    with EventStore(tmp_path / "demo.db") as store:
         game = store.latest_game()
         assert game is not None
         events = store.events(game)
@@ -641,7 +704,7 @@ def test_run_demo_can_name_cards_from_the_videos_log(tmp_path: Any) -> None:
     demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "5", "--log-names")
     assert demo.proc.wait(timeout=120) == 0
     demo.wait_for("named from the video's true log")
-    with EventStore(tmp_path / "games.db") as store:
+    with EventStore(tmp_path / "demo.db") as store:
         events = store.events(store.latest_game())
     assert {"type": "flip", "card": "yellow_1"} in events
 
@@ -882,3 +945,28 @@ def test_run_refuses_a_file_that_is_no_video_and_a_status_every_of_zero(tmp_path
     assert capsys.readouterr().err.strip() == f"uno-companion run: cannot open video file {str(bad)!r}: not a video this OpenCV reads"
     assert cli(["run", "--status-every", "0", "--config", str(_empty_config(tmp_path))]) != 0
     assert "--status-every is seconds" in capsys.readouterr().err
+
+
+def test_a_damaged_store_starts_no_game_and_the_page_still_comes_up(tmp_path: Any) -> None:
+    # With players configured, a store that failed its integrity check is opened read-only:
+    # `run` says so in one line and goes on (the page shows what can be read), not exit 2.
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    db = tmp_path / "games.db"
+    store = EventStore(db)
+    game = store.new_game()
+    for _ in range(400):
+        store.append(game, {"type": "draw", "note": "x" * 200}, True)
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    with open(db, "r+b") as f:
+        f.seek(4096 * 5 + 10)
+        f.write(b"\xff" * 300)
+    said: list[str] = []
+    referee = Referee(EventStore(db))
+    start_table(referee, Config(players=["Ann", "Bob"]), said.append)
+    assert len(said) == 1 and "read-only" in said[0] and "uno-companion restore" in said[0]
+    assert referee.state["players"] == []

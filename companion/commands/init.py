@@ -40,5 +40,6 @@ def main(args: argparse.Namespace) -> int:
         raise InputFileError(f"{path}: cannot write the configuration: {exc.strerror or exc}") from None
     print(f"wrote {path}")
     print(f"host passphrase: {passphrase}  (host_pin in the file: keep it, or put your own of 10+ characters)")
-    print("edit players, pins and camera there, then start with: uno-companion run")
+    start = "uno-companion run" if path == default_config_path().expanduser() else f"uno-companion run --config {path}"
+    print(f"edit players, pins and camera there, then start with: {start}")
     return 0

@@ -108,6 +108,9 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
         return text, None
     if text == "auto":
         found = find_camera(say)
+        if found is None and config.players:  # a real table was set up: the phones enter the cards
+            say("camera: none found, so the phones enter the cards (`--camera demo` plays the bundled demo)")
+            return "none", None
         if found is None:
             say("camera: none found, playing the bundled demo video with a demo table")
             return "demo", None
@@ -223,17 +226,56 @@ def print_join(url: str, say: Callable[[str], None], what: str = "phones: open {
         pass
 
 
+def _first_game(store: Any, game_id: str) -> tuple[str, list | None]:
+    """(source, players) of the `game` event that started a stored game."""
+    for row in store.rows(game_id):
+        line = row["line"]
+        if row["accepted"] and isinstance(line, dict) and line.get("type") == "game":
+            return row["source"], line.get("players")
+    return "", None
+
+
+def _unfinished_of(store: Any, players: list[str], skip: str | None) -> str | None:
+    """The newest unfinished stored game begun for `players` (one run with other players in
+    between must not bury it), or None."""
+    for game in reversed(store.games()[-50:]):
+        if not game["finished"] and game["id"] != skip and _first_game(store, game["id"])[1] == players:
+            return str(game["id"])
+    return None
+
+
 def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> None:
-    """Resume the stored game if it is this table's; else start one for the configured players."""
+    """Resume the stored unfinished game (after a restart or a power cut), also when the host
+    set its players up on the page or changed its seats; when the configured players were
+    changed since it was started from the configuration, resume their own unfinished game, or
+    start one for them."""
     state = referee.state
     names = [p["name"] for p in state.get("players", [])]
     resumable = referee.game_id is not None and state.get("waiting_for") not in ("game", "game_over", None)
-    if resumable and (not config.players or names == config.players):
+    if getattr(referee.store, "read_only", ""):  # a damaged store: the page shows what it can
+        say("game: none started: the store is read-only until a backup is restored (`uno-companion restore`)")
+        return
+    changed = False
+    if resumable and config.players:
+        source, first = _first_game(referee.store, referee.game_id)
+        changed = source == "config" and first != config.players
+    if resumable and not changed:
         say(f"game: resuming {referee.game_id} ({len(referee.events)} events, {', '.join(names)})")
+        if config.players and names != config.players:
+            say(f"game: the players are those set on the host page; {', '.join(config.players)} "
+                "from the configuration play when the host starts a new game")
         return
     if not config.players:
         say("game: none yet; set up the players on the host page")
         return
+    if changed:  # a run with other players: theirs stays; these players' own game comes back
+        say(f"game: {referee.game_id} ({', '.join(names)}) stays in the store unfinished; it resumes "
+            f"when the companion starts with those players again")
+        older = _unfinished_of(referee.store, config.players, referee.game_id)
+        if older is not None:
+            referee.resume(older)
+            say(f"game: resuming {older} ({len(referee.events)} events, {', '.join(config.players)})")
+            return
     game: dict = {"type": "game", "players": config.players}
     if config.rules:
         game["rules"] = config.rules
@@ -310,8 +352,10 @@ def main(args: argparse.Namespace) -> int:
         spec = video
         if truth_path is not None:
             truth = [json.loads(line) for line in truth_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if not config.db:
-            config.db = str(default_data_dir() / "demo.db")  # demo games never mix with real ones
+        # demo games never mix with real ones: their own store, beside the real one if named
+        config.db = str(Path(config.db).expanduser().with_name("demo.db") if config.db
+                        else default_data_dir() / "demo.db")
+        say(f"store: the demo's games go to {config.db}")
     return run(config, kind, spec, truth, args, say)
 
 
@@ -328,9 +372,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     lock = StoreLock(db)
     if not lock.acquire():
         raise CompanionError(f"{db} is in use by another companion: stop it, or use another --db")
-    store = EventStore(db)
-    if store.read_only:
-        say(f"store: {store.read_only}")
+    store = EventStore(db)  # a damaged one opens read-only and says so in one line
     backups = Backups(db)
     referee = Referee(store, backups=None if store.read_only else backups)
     from companion.config import suggest_passphrase, weak_pin
@@ -392,7 +434,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
             from web.lan import lan_ip
 
             url = f"http://{lan_ip() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
-            say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host PIN {host_pin})")
+            say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
             link = host_link(web.app, url)
             if args.bench is None:
                 print_join(url, say)

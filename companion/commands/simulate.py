@@ -70,12 +70,23 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.out)
     try:
         with written_whole(path, ".part") as fh:  # a finished log or none, never half a file
-            _write(events, fh)
+            lines = _write(events, fh)
     except OSError as exc:
         raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"wrote {path}: {lines} events, {args.hands} hand{'s' if args.hands != 1 else ''}")
     return 0
 
 
-def _write(events, fh) -> None:
+def _write(events, fh) -> int:
+    """The events as JSON Lines; returns how many."""
     dumps = json.dumps
-    fh.writelines(dumps(ev, separators=(",", ":")) + "\n" for ev in events)
+    count = 0
+
+    def lines():
+        nonlocal count
+        for ev in events:
+            count += 1
+            yield dumps(ev, separators=(",", ":")) + "\n"
+
+    fh.writelines(lines())
+    return count

@@ -252,6 +252,15 @@ class Referee:
             return _copy(notices)
 
 
+    def resume(self, game_id: str) -> None:
+        """Take up another stored game where it stands (by replay): an older unfinished game
+        that `run` finds for the configured players. Raises StoreError if it cannot be read."""
+        with self._lock:
+            table = replay(self.store.events(game_id))
+            self._table, self.game_id = table, game_id
+            self._state = _copy(table.state)
+            self._notify([])
+
     def _table_for(self, event: dict | str) -> tuple[Table, str]:
         """The table and game id an event belongs to: a valid `game` event starts a new game
         (its own id, its own event indices from 0) unless the table is still waiting for one."""

@@ -92,6 +92,7 @@ def test_simulate_command_writes_json_lines(tmp_path, capsys):
     assert main(["simulate", "--players", "3", "--hands", "2", "--seed", "9", "--out", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert [json.loads(x) for x in lines] == list(simulate_games(3, 2, 9))
+    assert capsys.readouterr().out == f"wrote {out}: {len(lines)} events, 2 hands\n"  # a word when done
     assert main(["simulate", "--hands", "1", "--seed", "9", "--rules", '{"stacking": true}']) == 0
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["rules"] == {"stacking": True}

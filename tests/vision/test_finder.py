@@ -228,7 +228,7 @@ def test_run_demo_recognises_its_cards_where_torch_and_ultralytics_cannot_be_imp
     assert done.returncode == 0, done.stdout + done.stderr
     assert "recognised by the card model" in done.stdout and "not available in this build" not in done.stdout
     assert "tried to import: nothing" in done.stderr
-    with EventStore(tmp_path / "games.db") as store:
+    with EventStore(tmp_path / "demo.db") as store:  # the demo's own store, beside the named one
         events = store.events(store.latest_game())
     assert {"type": "flip", "card": "yellow_1"} in events  # the demo's first card, read by the model
 

@@ -61,7 +61,7 @@ def test_the_new_top_after_a_flip_is_seen_and_refereed_as_the_flip_of_the_dark_s
 def test_bench_watch_flip_games_are_drawn_faces_only(capsys):
     from companion.cli import main as cli
 
-    assert cli(["bench-watch", "--deck", "flip", "--real"]) == 1
+    assert cli(["bench-watch", "--deck", "flip", "--real"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no real photos" in err
 
