@@ -23,7 +23,7 @@ from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee.service import RequestIdError
 from companion.referee.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
-from web.messages import error_say
+from web.messages import error_say, notice_say
 from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
 
 bp = Blueprint("api", __name__)
@@ -58,6 +58,9 @@ def _body() -> dict:
 
 def _player(state: dict, name: object, field: str = "player") -> str:
     names = [p["name"] for p in state.get("players") or []]
+    if name is None:  # the field left out (or misspelt): say which one
+        raise BadRequest(f"name the {field}: \"{field}\": one of {', '.join(names) or 'no players yet'}",
+                         "err.unknown_player")
     if not isinstance(name, str) or name not in names:
         raise BadRequest(f"unknown {field} {short(name)}: players are {', '.join(names) or 'none yet'}",
                          "err.unknown_player")
@@ -108,6 +111,9 @@ def _request_id() -> str | None:
 def _reply(notices: list[dict], replayed: bool) -> Any:
     rejected = [n for n in notices if n.get("kind") == "rejected"]
     status = 409 if rejected else 200
+    # each notice with its words for the page, as the live stream gives them: the phone that
+    # tapped Catch or Challenge is told what the referee decided, not only "sent"
+    notices = [dict(n, say=notice_say(n)) for n in notices]
     body: dict[str, Any] = {"ok": not rejected, "notices": notices}
     if rejected:
         body["error"] = cap(rejected[0].get("message", "the referee refused it"))
@@ -156,7 +162,8 @@ def _companion(exc: CompanionError) -> Any:
     if isinstance(exc, OSError):
         # The store or the access file cannot be written (disk full, read-only card): nothing
         # was stored or acknowledged. One line to the phone, one to the terminal.
-        log.error("not stored: %s", cap(str(exc)))
+        text = cap(str(exc))
+        log.error("%s", text if text.startswith("not stored") else f"not stored: {text}")
         return jsonify(error=cap(str(exc))), 503
     return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 400
 
@@ -394,10 +401,18 @@ def host_link(token: str) -> Any:
 _RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 
+def _name_char(ch: str) -> bool:
+    """A character a name may hold: anything printable, and the joiners that make one emoji
+    of several (👨‍👩‍👧: zero-width joiner; flag tags), but no tab, line break or other control."""
+    return ch.isprintable() or ch == "\u200d" or "\U000e0020" <= ch <= "\U000e007f"
+
+
 @bp.post("/api/host/game")
 @host_required
 @once
 def host_game() -> Any:
+    if table_mode() == "demo":  # the bot follows the recorded game: a new one would strand it
+        return refuse(403, "this is the demo table: it plays the recorded game", "err.demo_game")
     data = _body()
     players = data.get("players")
     if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
@@ -415,11 +430,13 @@ def host_game() -> Any:
         raise BadRequest(f"table option {odd[0]} must be a word, a number or true/false")
     if rules:
         event["rules"] = rules
-    if any(len(p.strip()) > 40 for p in players):
-        raise BadRequest("a player's name is at most 40 characters", "err.players_list")
-    if any(not ch.isprintable() for p in players for ch in p.strip()):  # a pasted tab or line break
-        raise BadRequest("a player's name is letters, digits, spaces and marks: no tabs or line breaks",
-                         "err.players_list")
+    long = next((p.strip() for p in players if len(p.strip()) > 40), None)
+    if long is not None:
+        raise BadRequest(f"a player's name is at most 40 characters: {short(long)} has {len(long)}",
+                         "err.name_long", player=long[:24] + "…", n=len(long))
+    if any(not _name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
+        raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
+                         "err.name_chars")
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
     reply, status = _submit(event, "host")
@@ -434,8 +451,13 @@ def host_game() -> Any:
 def host_deal() -> Any:
     data = _body()
     event: dict = {"type": "deal"}
+    state = _ext().referee.state
     if data.get("dealer") not in (None, ""):
-        event["dealer"] = _player(_ext().referee.state, data["dealer"], "dealer")
+        event["dealer"] = _player(state, data["dealer"], "dealer")
+    elif not state.get("history") and state.get("dealer") is None and state.get("players"):
+        # the first hand has no rotation to follow: the first player deals, as with the
+        # configuration's dealer = "" (the page's "next in turn")
+        event["dealer"] = state["players"][0]["name"]
     return _submit(event, "host")
 
 
@@ -471,6 +493,8 @@ def host_seats() -> Any:
 @host_required
 @once
 def host_undo() -> Any:
+    if table_mode() == "demo":
+        return refuse(403, "this is the demo table: it plays the recorded game", "err.demo_game")
     return _submit({"type": "undo"}, "host")
 
 

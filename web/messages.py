@@ -105,6 +105,9 @@ def notice_say(notice: dict) -> Say:
             return {"k": "notice.illegal_play", "a": {"player": m.group(1), "cards": m.group(2).split(", "),
                                                        "top": m.group(3), "color": m.group(4), "n": int(m.group(5))}}
         return {"k": "notice.illegal_any", "a": {"player": player}}
+    if kind == "illegal_stands":
+        m = re.match(rf"^{_NAME}'s {_CARD} stands", message)
+        return {"k": "notice.illegal_stands", "a": {"player": player, "card": m.group(2) if m else ""}}
     if kind == "hand_won":
         m = re.match(rf"^{_NAME} wins hand (\d+)(.*)$", message)
         if m:

@@ -242,6 +242,8 @@ class Table:
             {"player": names[self._until[0]], "color": self._until[1]},
             "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
             "stands_for": name(self._stands_for()),
+            "points_due": [names[q] for q in self._scorers() if q not in self._owed]
+            if self._phase == "scores" else [],
         }
 
     def placings(self) -> list[int]:
@@ -1168,7 +1170,11 @@ class Table:
             self._caller = None
 
     def _stand(self, d: int, pending: int, victim: int | None, top: str | None) -> None:
-        """An illegal card left standing takes effect (a draw card's victim draws)."""
+        """An illegal card left standing takes effect (a draw card's victim draws), and the
+        table is told: the take-back the feed asked for is off."""
+        offender = self._turn
+        self._note("illegal_stands", offender, f"{self._names[offender]}'s {top} stands: "  # type: ignore[index]
+                   f"played on, no take-back and no penalty")
         self._dir, self._pending = d, pending
         if victim is not None:
             e = self._effects[INFO[top][1]]  # type: ignore[index]
@@ -1522,8 +1528,8 @@ class Table:
             self._penalty(target, self._rules.uno_penalty, "uno_penalty",
                           "was caught without calling UNO")
             return
-        who = "no one" if target is None else self._names[target]
-        self._note("catch_void", target, f"catch void: {who} is not open to a catch")
+        self._note("catch_void", target, "catch void: no one is open to a catch" if target is None
+                   else f"catch void: {self._names[target]} is not open to a catch")
 
     def _h_challenge(self, ev: dict, dry: bool) -> None:
         self._expect("challenge")

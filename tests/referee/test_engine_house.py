@@ -70,7 +70,8 @@ def test_house_uno_call_before_playing_on_a_standing_illegal_card_counts():
     # Bob's illegal green 7 takes him to one card; Cid (two cards) calls and plays on it
     table = play(["flip red_5", "play red_1", "play red_2", "play red_3", "play red_4",
                   "play green_7", "uno Cid", "play green_9", "play green_1"], {"hand_size": 3})
-    assert kinds(table) == [("illegal_play", "Bob"), ("uno_called", "Cid"), ("uno_penalty", "Bob")]
+    assert kinds(table) == [("illegal_play", "Bob"), ("uno_called", "Cid"), ("illegal_stands", "Bob"),
+                            ("uno_penalty", "Bob")]
     assert cards(table)["Cid"] == 1
 
 

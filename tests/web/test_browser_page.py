@@ -126,8 +126,11 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
     ann.click("button[data-act=uno]")
     _toast(ann, "done.uno")
     _pick(ann, "#cardpick", "red_7")
-    ann.click("#playcard")
+    ann.dblclick("#playcard")  # a double tap plays once, and its second tap does not say "not your turn"
     _toast(ann, "done.play", card="red_7")
+    ann.wait_for_timeout(600)
+    _toast(ann, "done.play", card="red_7")
+    expect(ann.locator("#toast")).not_to_have_class(re.compile(r"\bbad\b"))
     expect(table.locator("#top")).to_have_attribute("alt", "red 7")
     # Bob draws and passes; a pass before drawing would have been refused on Bob's phone only.
     expect(bob.locator("#turnbtns")).to_be_visible()
@@ -157,6 +160,11 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
     bob.fill("#mypts", "12")
     bob.click("#mypoints button")
     _toast(bob, "done.points", n=12)
+    # Bob's phone stops asking; Cat's still does; UNO! and Catch wait for the next hand
+    expect(bob.locator("#prompt")).to_have_text(t("prompt.scores_done", "en"))
+    expect(bob.locator("#mypoints")).to_be_hidden()
+    expect(cat.locator("#prompt")).to_have_text(t("prompt.scores", "it"))
+    expect(ann.locator("#unobtns")).to_be_hidden()
     host.select_option("#revplayer", "Cat")
     _pick(host, "#revpick", "blue_draw_two")
     host.click("#revadd")
@@ -285,6 +293,8 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     expect(dan.locator("#tookbtns")).to_be_visible()
     # Eve, next, may leave it standing: her picker is open and her phone says how
     expect(eve.locator("#prompt")).to_have_text(t("prompt.let_stand", "en", {"player": "Dan"}))
+    expect(eve.locator("#turnbtns button[data-act=draw]")).to_be_visible()
+    expect(eve.locator("#turnbtns button[data-act=pass]")).to_be_hidden()  # pass leaves nothing standing
     expect(fay.locator("#cardpick")).to_be_hidden()
     _pick(eve, "#cardpick", "blue_4")
     eve.click("#playcard")
@@ -298,3 +308,14 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     _toast(fay, "done.take_back")
     _wait(lambda: referee.state["waiting_for"] == "play" and referee.state["turn"] == "Dan", "the card taken back")
     expect(fay.locator("#tookbtns")).to_be_hidden()
+
+
+def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
+    url, referee = server
+    for event in ({"type": "game", "players": ["Gus", "Hal"]}, {"type": "deal", "dealer": "Gus"}):
+        referee.submit(event, source="host")
+    gus = _sit(browser, url, "Gus")
+    referee.submit({"type": "game", "players": ["Ivy", "Jo"]}, source="host")  # the host starts another game
+    expect(gus.locator("#pick")).to_be_visible()
+    expect(gus.locator("#names button")).to_have_text(["Ivy", "Jo"])
+    expect(gus.locator("#mine")).to_be_hidden()

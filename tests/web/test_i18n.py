@@ -169,7 +169,7 @@ def test_every_notice_kind_has_words_in_both_languages():
             assert "{" not in text and "_" not in text, (lang, text)
     for kind in ("illegal_play", "uno_called", "uno_penalty", "catch_void", "challenge_upheld", "challenge_failed",
                  "penalty_draw", "hand_won", "game_won", "count_mismatch", "reshuffle", "reading", "deflect",
-                 "eliminated", "card_returned", "corrected", "reflect"):
+                 "eliminated", "card_returned", "corrected", "reflect", "illegal_stands"):
         assert kind in kinds, kind
     assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double", "notice.reflect", "notice.hit_d5",
             "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until"} <= set().union(*kinds.values())

@@ -491,6 +491,37 @@ def test_rejected_new_game_unseats_nobody(game, app, host):
     assert ann.post("/api/act", json={"action": "uno"}).status_code == 403  # a new game frees the seats
 
 
+def test_a_catch_is_answered_with_what_the_referee_decided(referee, app, host):
+    # Bob and Cat both catch Ann, who is down to one card without calling UNO!: each phone's
+    # reply carries the words of what the referee decided (the toast says it), not just "sent".
+    assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"hand_size": 2}}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    bob, cat = _seat(app, "Bob"), _seat(app, "Cat")
+    referee.submit({"type": "play", "player": "Ann", "card": "red_7"}, source="camera")
+    hit = bob.post("/api/act", json={"action": "catch", "target": "Ann"}).get_json()
+    again = cat.post("/api/act", json={"action": "catch", "target": "Ann"}).get_json()
+    assert [n["say"]["k"] for n in hit["notices"]] == ["notice.uno_caught"]
+    assert [n["say"] for n in again["notices"]] == [{"k": "notice.catch_void", "a": {"player": "Ann"}}]
+
+
+def test_a_seat_asked_without_its_field_names_the_field(game, app):
+    resp = _phone(app).post("/api/seat", json={"name": "Ann"})  # "player" is the field
+    assert resp.status_code == 400 and resp.get_json()["error"].startswith('name the player: "player": one of Ann')
+
+
+@pytest.mark.parametrize("name, key", [("A" * 41, "err.name_long"), ("Ann\tBob", "err.name_chars")])
+def test_a_refused_name_says_why(host, name, key):
+    resp = host.post("/api/host/game", json={"players": [name, "Cy"]})
+    assert resp.status_code == 400 and resp.get_json()["say"]["k"] == key
+
+
+def test_an_emoji_joined_of_several_is_a_name(host, referee):
+    family = "Zo\u00eb \U0001f468\u200d\U0001f469\u200d\U0001f467"  # 👨‍👩‍👧: three people, two joiners
+    assert host.post("/api/host/game", json={"players": [family, "Cy"]}).status_code == 200
+    assert referee.state["players"][0]["name"] == family
+
+
 # -- sessions, seats and keys that survive a restart --------------------------------------------
 
 

@@ -123,6 +123,21 @@ def test_seat_order_needs_the_host_a_game_and_no_demo(referee):
     assert resp.status_code == 403 and _words(resp) == "err.demo_seats"
 
 
+def test_the_demo_table_keeps_its_recorded_game_from_the_host_page():
+    # A new game or an undo from the host page would leave the demo's bot waiting for a deal
+    # until the video loops, and throw away the standings built so far: both are refused.
+    referee = Referee(EventStore(":memory:"))
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": PLAYERS[0]},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="demo-bot")
+    demo, demo_host = _host(referee, TABLE_MODE="demo")
+    events = len(referee.events)
+    for path, body in (("/api/host/game", {"players": ["X", "Y"]}), ("/api/host/undo", {})):
+        resp = demo_host.post(path, json=body)
+        assert resp.status_code == 403 and _words(resp) == "err.demo_game", path
+    assert len(referee.events) == events and referee.state["top"] == "red_5"
+
+
 def test_seat_order_with_teams_keeps_partners_apart(referee):
     app, host = _host(referee, TABLE_MODE="none")
     host.post("/api/host/game", json={"players": PLAYERS, "rules": {"hand_size": 1, "teams": True}})
@@ -228,3 +243,10 @@ def test_the_editors_picture_is_phone_sized_and_its_zones_scale_to_the_camera(re
     body = {"frame": [480, 270], "discard": _rect(150, 45, 315, 150), "reveal": _rect(75, 190, 465, 262)}
     assert host.post("/api/host/zones", json=body).status_code == 200
     assert Zones.load(tmp_path / "zones.json").scaled_to(1280, 720).bbox("discard") == (400, 120, 840, 400)
+
+
+def test_the_first_deal_with_next_in_turn_has_the_first_player_deal(referee):
+    app, host = _host(referee, TABLE_MODE="none")
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert host.post("/api/host/deal", json={}).status_code == 200  # was refused: "needs a dealer"
+    assert referee.state["dealer"] == PLAYERS[0] and referee.state["waiting_for"] == "flip"

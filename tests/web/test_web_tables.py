@@ -28,8 +28,12 @@ def _table(tmp_path, mode):
     app = create_app({"HOST_PIN": PIN, "TESTING": True, "TABLE_MODE": mode}, referee=referee)
     host = _client(app)
     assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
-    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
-    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    if mode == "demo":  # the demo's game is the recorded one: its bot starts it, not the host
+        referee.submit({"type": "game", "players": PLAYERS}, source="demo-bot")
+        referee.submit({"type": "deal", "dealer": "Cat"}, source="demo-bot")
+    else:
+        assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+        assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
     seats = {}
     for name in PLAYERS:
         seats[name] = _client(app)
@@ -121,7 +125,10 @@ def test_phones_only_points_from_the_seat_and_reveal_from_the_host(tmp_path):
     resp = host.post("/api/host/points", json={"player": "Bob", "points": 1_000_000})
     assert resp.status_code == 400 and resp.get_json()["say"] == {"k": "err.points_over_deck", "a": {"most": 1240}}
     assert referee.state["waiting_for"] == "scores" and referee.state["history"] == []
+    assert app.test_client().get("/api/state").get_json()["points_due"] == ["Bob", "Cat"]
     assert seat["Bob"].post("/api/act", json={"action": "points", "points": 9}).status_code == 200
+    # Bob's phone stops asking for his points; Cat's still asks for hers
+    assert app.test_client().get("/api/state").get_json()["points_due"] == ["Cat"]
     resp = host.post("/api/host/reveal", json={"player": "Cat", "cards": ["blue_9", "green_skip"]})
     assert resp.status_code == 200
     assert host.post("/api/host/reveal", json={"player": "Cat", "cards": ["purple"]}).status_code == 400

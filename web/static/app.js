@@ -11,6 +11,9 @@ const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 const T = JSON.parse($("texts").textContent);
 const COLORS = ["red", "yellow", "green", "blue"], DARK = ["pink", "teal", "orange", "purple"];
+const NAME_ARGS = ["player", "players", "names", "team", "winner", "by", "target", "other", "name"];
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;  // Hebrew, Arabic, Syriac, Thaana… letters
+const IN_HAND = ["flip", "play", "color", "target", "challenge", "evidence", "take_back"];  // a hand is being played
 
 // -- words --------------------------------------------------------------------------------
 // A card's words from its name's parts ("red_draw_two": colour + symbol), so a new deck's
@@ -27,6 +30,9 @@ function arg(name, v) {
   if (name === "phase") return T["what." + v] || String(v);
   if (name === "option") return T["opt." + v] || String(v);
   if (name === "zone") return T["host.zones." + v] || String(v);
+  // a name in an Arabic or Hebrew script is set apart (FSI…PDI), so the words around it keep
+  // their order ("You are محمد", not the name's direction spilling onto the card count)
+  if (NAME_ARGS.includes(name) && RTL.test(String(v))) return "\u2068" + String(v) + "\u2069";
   return String(v);
 }
 function t(key, a) {
@@ -55,19 +61,30 @@ const sleep = (ms) => new Promise(res => setTimeout(res, ms));
 
 // POST, then a toast answering it: `done` (a catalogue key and its args) when it went through,
 // the refusal in plain words when not. Refusals go only to the phone that tapped.
+// A double tap sends once. The same request at the same point of the game (the log's length)
+// while it is on its way, or once it went through with nothing else since (the log one event
+// longer, its own), is not a second intent (no card is played twice, UNO! is called once): it
+// is ignored quietly, so the first tap's answer stands. At a later point it is sent: the same
+// player may draw again on their next turn, however soon that comes.
+const sent = new Set();
 async function post(url, body, done, doneArgs) {
-  const id = requestId(), payload = JSON.stringify(body || {});
+  const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1;
+  const key = (n) => url + payload + "@" + n;
+  if (sent.has(key(at))) return { ok: false, data: {}, repeat: true };
+  sent.add(key(at));
   let r = null;
   for (let attempt = 0; ; attempt++) {
     try {
       r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload });
       break;
     } catch (e) {  // no answer: the companion may be restarting; retry the same request
-      if (attempt >= 6) { toast(t("err.network"), true); return { ok: false, data: {} }; }
+      if (attempt >= 6) { sent.delete(key(at)); toast(t("err.network"), true); return { ok: false, data: {} }; }
       await sleep(500 * 2 ** attempt);
     }
   }
   let data = {}; try { data = await r.json(); } catch (e) { }
+  if (!r.ok) sent.delete(key(at));  // a refused tap may be tried again at once (draw first, then pass)
+  else sent.add(key(at + 1));
   if (!r.ok) toast(said(data.say) || t("err.refused", { n: r.status }), true);
   else if (done) {
     // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
@@ -126,7 +143,7 @@ function phaseText() {
   if (S.second_card && w === "play") return t("phase.second", { player: S.second_card.player, color: S.second_card.color });
   if (w === "challenge" && S.top === "wild_draw_two") return t("phase.challenge_d2", { player: who });
   if (w === "evidence") return t(mode === "none" ? "phase.evidence_nocam" : "phase.evidence", { player: who });
-  return T["phase." + w] ? t("phase." + w, { player: who || "" }) : "";
+  return T["phase." + w] ? t("phase." + w, { player: who || (w === "flip" ? S.dealer : "") || "" }) : "";
 }
 
 function renderCommon() {
@@ -134,7 +151,8 @@ function renderCommon() {
   // UNO Flip: the side in play, in words and as the page's tint
   document.body.dataset.side = S.side || "";
   if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
-  if ($("color")) { $("color").textContent = S.color ? t("tbl.colour", { color: S.color }) : ""; $("color").className = "big c-" + (S.color || "none"); }
+  const colour = IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores" ? S.color : null;  // not the last hand's
+  if ($("color")) { $("color").textContent = colour ? t("tbl.colour", { color: colour }) : ""; $("color").className = "big c-" + (colour || "none"); }
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
   if ($("pending")) $("pending").textContent = S.pending_draw ? t("tbl.pending", { n: S.pending_draw }) : "";
@@ -151,9 +169,11 @@ function renderPlayers() {
     li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
     li.appendChild(el("small", t("tbl.points", { n: p.score }))); ul.appendChild(li);
   });
-  const one = (S.players || []).filter(p => p.cards === 1).map(p => p.name);
+  // who is on one card, and who won the hand, only while it matters: not into the next hand
+  const one = IN_HAND.includes(S.waiting_for) ? (S.players || []).filter(p => p.cards === 1).map(p => p.name) : [];
   if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
-  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: S.game_winner }) : (S.hand_winner ? t("tbl.hand_won", { player: S.hand_winner }) : "");
+  const between = ["scores", "deal"].includes(S.waiting_for);
+  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: S.game_winner }) : (S.hand_winner && between ? t("tbl.hand_won", { player: S.hand_winner }) : "");
 }
 
 // -- the card picker (no camera: the host and the players tap the card laid) -----------------
@@ -204,6 +224,8 @@ function renderTable() { renderPlayers(); }
 
 let seatPick = null;
 function renderSeat() {
+  // the host started a game without this name, or freed the seat: pick a name again
+  if (me && !(S.players || []).some(p => p.name === me)) me = "";
   $("pick").hidden = !!me; $("mine").hidden = !me;
   const names = $("names"); names.innerHTML = "";
   (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
@@ -221,6 +243,9 @@ function renderSeat() {
   // an illegal card waiting to be taken back stands if the next player plays or draws on it
   const standing = w === "take_back" && S.stands_for === me;
   $("turnbtns").hidden = demo || !((myTurn && w === "play") || standing) || owe || second;
+  $("turnbtns").querySelector("[data-act=pass]").hidden = standing;
+  // UNO! and Catch belong to a hand in play, not to the scores or the wait for a deal
+  if ($("unobtns")) $("unobtns").hidden = demo || !IN_HAND.includes(w) || w === "flip";
   if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
   $("drewform").hidden = demo || !owe;
   $("secondbtns").hidden = demo || !second;
@@ -237,7 +262,8 @@ function renderSeat() {
   $("acceptbtn").textContent = t("btn.accept_n", { n: S.pending_draw || 4 });
   // the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
   const flipping = w === "flip" && (S.turned_by || S.dealer) === me;
-  const scoring = w === "scores" && mine && mine.cards > 0;
+  const scoring = w === "scores" && (S.points_due || []).includes(me);
+  const scored = w === "scores" && !scoring && S.hand_winner !== me;
   $("mypoints").hidden = demo || !scoring;
   if ($("cardpick")) {
     const show = (myTurn && w === "play" && !owe) || flipping || standing;
@@ -266,6 +292,7 @@ function renderSeat() {
   else if (flipping && nocam) prompt = t("prompt.flip");
   else if (w === "scores" && S.hand_winner === me) prompt = t("prompt.won");
   else if (scoring) prompt = t("prompt.scores");
+  else if (scored) prompt = t("prompt.scores_done");
   $("prompt").textContent = demo ? "" : prompt;
 }
 
@@ -273,7 +300,7 @@ function pointsOf(e, name) { return (e.points || {})[name] || 0; }
 function renderTotals() {
   const tb = $("totals"); if (!tb) return; tb.innerHTML = "";
   [...(S.players || [])].sort((a, b) => b.score - a.score).forEach(p => {
-    const tr = el("tr", undefined, p.name === S.turn ? "turn" : ""); tr.appendChild(el("td", p.name)); tr.appendChild(el("td", String(p.score), "num")); tr.appendChild(el("td", String(p.hands_won), "num")); tb.appendChild(tr);
+    const tr = el("tr", undefined, p.name === S.turn ? "turn" : ""), name = el("td", p.name); name.dir = "auto"; tr.appendChild(name); tr.appendChild(el("td", String(p.score), "num")); tr.appendChild(el("td", String(p.hands_won), "num")); tb.appendChild(tr);
   });
   if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t("st.target", { n: S.rules.target })) : "";
 }
@@ -288,8 +315,11 @@ function renderStandings() {
   [...teams].sort((a, b) => b.score - a.score).forEach(tm => { const tr = el("tr"); tr.appendChild(el("td", tm.name)); tr.appendChild(el("td", String(tm.score), "num")); tr.appendChild(el("td", String(tm.hands_won), "num")); tt.appendChild(tr); });
   const h = $("history"); h.innerHTML = "";
   $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
-  const head = el("tr"); [t("st.hand"), t("st.winner"), ...players.map(p => p.name)].forEach((v, i) => head.appendChild(el("th", v, i === 1 ? "" : "num"))); h.appendChild(head);
-  hist.forEach(e => { const tr = el("tr"); [e.hand, e.winner, ...players.map(p => pointsOf(e, p.name))].forEach((v, i) => tr.appendChild(el("td", String(v), i === 1 ? "" : "num"))); h.appendChild(tr); });
+  // a name (a column's head, a hand's winner) is cut to its box with an ellipsis, whole in its title
+  const named = (cell, name) => { const s = el("span", name, "nm"); s.dir = "auto"; cell.title = name; cell.appendChild(s); return cell; };
+  const head = el("tr"); head.appendChild(el("th", t("st.hand"), "num")); head.appendChild(el("th", t("st.winner")));
+  players.forEach(p => head.appendChild(named(el("th", undefined, "num"), p.name))); h.appendChild(head);
+  hist.forEach(e => { const tr = el("tr"); tr.appendChild(el("td", String(e.hand), "num")); tr.appendChild(named(el("td"), e.winner)); players.forEach(p => tr.appendChild(el("td", String(pointsOf(e, p.name)), "num"))); h.appendChild(tr); });
   $("chart").innerHTML = chart(players, hist);
   loadLeague();
 }
@@ -302,13 +332,23 @@ function chart(players, hist) {
   const goal = (S.rules && !S.rules.hands && S.rules.target) || 0;
   return lineChart(players.map(p => p.name), run, goal, t("st.chart"), t("st.axis_x"), t("st.axis_y"));
 }
-// Running totals (each line starts at 0) as an SVG line chart: axes, gridlines, a legend.
+// Running totals (each line starts at 0) as an SVG line chart: axes, gridlines, a legend of
+// one row per name (cut with an ellipsis, kept in its own direction) with its total on the right.
+// Players level at a point are drawn a little apart there, so a tie shows every colour.
+function legendName(name, room) {  // the name, cut with an ellipsis to `room` (the chart's units at font size 10)
+  const ch = Array.from(String(name)), ctx = (legendName.ctx = legendName.ctx || document.createElement("canvas").getContext("2d"));
+  const wide = (s) => { if (!ctx) return s.length * 7; ctx.font = "10px system-ui,sans-serif"; return ctx.measureText(s).width; };
+  if (wide(ch.join("")) <= room) return ch.join("");
+  let k = ch.length; while (k > 1 && wide(ch.slice(0, k).join("") + "…") > room) k--;
+  return ch.slice(0, k).join("") + "…";
+}
 function lineChart(names, run, goal, title, axisX, axisY) {
   const esc = (s) => String(s).replace(/[<&>"]/g, (ch) => ({"<": "&lt;", "&": "&amp;", ">": "&gt;", '"': "&quot;"})[ch]);
-  const W = 340, L = 44, R = 10, top = 10, legend = 16 * Math.ceil(names.length / 3), B = 34 + legend, H = 190 + legend, n = Math.max(0, ...run.map(r => r.length - 1));
+  const RH = 15, W = 340, L = 44, R = 10, top = 10, legend = RH * names.length + 6, B = 34 + legend, H = 190 + legend, n = Math.max(0, ...run.map(r => r.length - 1));
   const max = Math.max(10, ...run.flat(), Math.min(goal, Math.max(10, ...run.flat()) * 1.5));
   const step = niceStep(max), ymax = Math.ceil(max / step) * step;
   const x = (k) => L + k * (W - L - R) / Math.max(1, n), y = (v) => H - B - v * (H - B - top) / ymax;
+  const GAP = 2.5, tied = (i, k) => { const same = run.map((r, j) => j).filter(j => run[j][k] === run[i][k]); return (same.indexOf(i) - (same.length - 1) / 2) * GAP; };
   let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}" font-size="10" font-family="system-ui,sans-serif">`;
   for (let v = 0; v <= ymax; v += step) svg += `<line x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/><text x="${L - 4}" y="${(y(v) + 3).toFixed(1)}" text-anchor="end" fill="#333">${v}</text>`;
   if (goal && goal <= ymax) svg += `<line x1="${L}" x2="${W - R}" y1="${y(goal)}" y2="${y(goal)}" stroke="#999" stroke-dasharray="4 3"/>`;
@@ -317,10 +357,12 @@ function lineChart(names, run, goal, title, axisX, axisY) {
   svg += `<line x1="${L}" y1="${top}" x2="${L}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/>`;
   svg += `<text x="${(L + W - R) / 2}" y="${H - B + 26}" text-anchor="middle" fill="#333">${esc(axisX)}</text>`;
   svg += `<text transform="translate(11 ${(top + H - B) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(axisY)}</text>`;
+  const room = W - R - 40 - (L + 14);  // a name's row up to its total, right-aligned at the end
   run.forEach((pts, i) => {
-    const d = pts.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "), c = PAL[i % PAL.length];
-    svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" points="${d}"/>` + pts.map((v, k) => `<circle cx="${x(k).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${c}"/>`).join("");
-    svg += `<rect x="${L + (i % 3) * 100}" y="${H - legend + 4 + 16 * Math.floor(i / 3)}" width="10" height="10" fill="${c}"/><text x="${L + 14 + (i % 3) * 100}" y="${H - legend + 13 + 16 * Math.floor(i / 3)}" fill="#111">${esc(names[i])} ${pts[pts.length - 1]}</text>`;
+    const c = PAL[i % PAL.length], at = pts.map((v, k) => [x(k).toFixed(1), (y(v) + tied(i, k)).toFixed(1)]);
+    svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round" points="${at.map(p => p.join(",")).join(" ")}"/>` + at.map(([cx, cy]) => `<circle cx="${cx}" cy="${cy}" r="2.5" fill="${c}"/>`).join("");
+    const ly = H - legend + 4 + RH * i;
+    svg += `<g class="leg"><rect x="${L}" y="${ly}" width="10" height="10" fill="${c}"/><text y="${ly + 9}" fill="#111"><tspan x="${L + 14}" style="unicode-bidi:isolate">${esc(legendName(names[i], room))}</tspan><tspan x="${W - R}" text-anchor="end"> ${pts[pts.length - 1]}</tspan></text></g>`;
   });
   return svg + "</svg>";
 }
