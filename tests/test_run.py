@@ -947,7 +947,7 @@ def test_run_refuses_a_file_that_is_no_video_and_a_status_every_of_zero(tmp_path
     assert "--status-every is seconds" in capsys.readouterr().err
 
 
-def test_a_damaged_store_starts_no_game_and_the_page_still_comes_up(tmp_path: Any) -> None:
+def test_a_damaged_store_starts_no_game_and_the_page_still_comes_up(tmp_path: Any, damaged_store: Any) -> None:
     # With players configured, a store that failed its integrity check is opened read-only:
     # `run` says so in one line and goes on (the page shows what can be read), not exit 2.
     from companion.commands.run import start_table
@@ -956,15 +956,7 @@ def test_a_damaged_store_starts_no_game_and_the_page_still_comes_up(tmp_path: An
     from companion.referee.store import EventStore
 
     db = tmp_path / "games.db"
-    store = EventStore(db)
-    game = store.new_game()
-    for _ in range(400):
-        store.append(game, {"type": "draw", "note": "x" * 200}, True)
-    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    store.close()
-    with open(db, "r+b") as f:
-        f.seek(4096 * 5 + 10)
-        f.write(b"\xff" * 300)
+    damaged_store(db)
     said: list[str] = []
     referee = Referee(EventStore(db))
     start_table(referee, Config(players=["Ann", "Bob"]), said.append)

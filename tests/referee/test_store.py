@@ -242,23 +242,9 @@ def test_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
 # -- the season is safe: integrity check, read-only fallback, disk full, backups (issue 22) ------
 
 
-def _damaged_store(path: Path) -> str:
-    """A store of 400 events whose file then has one page overwritten; returns its game id."""
-    store = EventStore(path)
-    game = store.new_game()
-    for _ in range(400):
-        store.append(game, {"type": "draw", "note": "x" * 200}, True)
-    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    store.close()
-    with open(path, "r+b") as f:
-        f.seek(4096 * 5 + 10)
-        f.write(b"\xff" * 300)
-    return game
-
-
-def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, caplog) -> None:
+def test_a_damaged_store_opens_read_only_with_one_clear_line(tmp_path: Path, caplog, damaged_store) -> None:
     path = tmp_path / "games.db"
-    _damaged_store(path)
+    damaged_store(path)
     store = EventStore(path)
     assert "failed its integrity check" in store.read_only and "uno-companion restore" in store.read_only
     referee = Referee(store)  # the page still comes up, with no game
