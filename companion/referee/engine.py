@@ -1392,7 +1392,8 @@ class Table:
             self._phase = "play"
             self._set_turn(actor)
             self._close_window(actor)
-            self._draw(actor, count)
+            # said in the feed, as when the next play takes them: the table sees the 4 drawn
+            self._penalty(actor, count, "penalty_draw", "takes the pending cards and loses the turn")
             self._advance(actor)
             return
         if accept:

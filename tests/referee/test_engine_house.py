@@ -36,20 +36,21 @@ TWO_EACH = ["flip red_5", "play red_1", "play red_2", "play red_3"]
 def test_house_uno_call_before_answering_a_stack_counts(stacking, hit, answer, take):
     # Ann hits Bob, who holds two cards: he calls, then answers, then Cid takes the stack
     table = play([*TWO_EACH, hit, "uno Bob", answer, take], {"hand_size": 3, "stacking": stacking})
-    assert kinds(table) == [("uno_called", "Bob")]  # no uno_penalty when Cid began his turn
+    # no uno_penalty when Cid began his turn; the stack Cid takes is said in the feed
+    assert kinds(table) == [("uno_called", "Bob"), ("penalty_draw", "Cid")]
     assert cards(table)["Bob"] == 1
 
 
 def test_house_uno_buzzer_with_a_stack_pending_credits_the_victim():
     table = play([*TWO_EACH, "play red_draw_two", "uno", "play blue_draw_two", "draw 4"],
                  {"hand_size": 3, "stacking": True})
-    assert kinds(table) == [("uno_called", "Bob")]
+    assert kinds(table) == [("uno_called", "Bob"), ("penalty_draw", "Cid")]
 
 
 def test_house_uno_not_called_before_a_stack_is_still_caught():
     table = play([*TWO_EACH, "play red_draw_two", "play blue_draw_two", "draw 4"],
                  {"hand_size": 3, "stacking": True})
-    assert kinds(table) == [("uno_penalty", "Bob")]
+    assert kinds(table) == [("uno_penalty", "Bob"), ("penalty_draw", "Cid")]
     assert cards(table)["Bob"] == 3
 
 
@@ -181,7 +182,7 @@ def test_house_deflect_without_stacking_a_draw_two_is_no_answer():
 def test_house_deflect_uno_call_before_deflecting():
     table = play([*TWO_EACH, "play red_draw_two", "uno Bob", "play red_skip", "draw 2"],
                  {"hand_size": 3, "deflect": "skip"})
-    assert kinds(table) == [("uno_called", "Bob"), ("deflect", "Cid")]
+    assert kinds(table) == [("uno_called", "Bob"), ("deflect", "Cid"), ("penalty_draw", "Cid")]
     assert cards(table)["Bob"] == 1
 
 
@@ -335,7 +336,7 @@ def test_house_hand_limit_does_not_stop_penalties():
 def test_house_hand_limit_with_stacking_the_victim_still_takes_the_stack():
     table = play(["flip red_5", "draw", "pass", "play red_6", "play red_7", "play red_draw_two",
                   "draw 2"], {"hand_limit": 8, "stacking": "draw_two"})
-    assert cards(table)["Bob"] == 10 and not kinds(table)
+    assert cards(table)["Bob"] == 10 and kinds(table) == [("penalty_draw", "Bob")]
 
 
 def test_house_hand_limit_bad_values():
