@@ -493,8 +493,15 @@ def host_seats() -> Any:
 @host_required
 @once
 def host_undo() -> Any:
+    """Undo the last step. With `at` (the log's length the host's page showed), an undo from a
+    page that has not seen the latest step is refused: two hosts pressing Undo at once, or
+    one pressing on a stale page, take back one step, not two."""
     if table_mode() == "demo":
         return refuse(403, "this is the demo table: it plays the recorded game", "err.demo_game")
+    at = _body().get("at")
+    if at is not None and _int(at, "at") != len(_ext().referee.events):
+        return refuse(409, "the table moved on since this page was drawn: look again, then undo",
+                      "err.undo_moved")
     return _submit({"type": "undo"}, "host")
 
 

@@ -187,6 +187,12 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^rule (\w+) adds cards to a classic, modern or swap deck, not to the flip deck", "err.flip_adds",
          ("option",)),
         (r"^rule (\w+) is not defined for the flip deck", "err.flip_not", ("option",)),
+        (r"^rule teams needs 4 or 6 players", "err.teams_players", ()),
+        (r"^rule (\w+) takes a whole number (?:of cards )?(\d+)-(\d+)", "err.rule_range", ("option", "low", "high")),
+        (r"^rule (\w+) takes a whole number of (?:at least |hands \()(\d+)", "err.rule_min", ("option", "low")),
+        (rf"^{_NAME} is {_NAME}'s partner: a partner's cards do not score", "err.partner_points", ("player", "other")),
+        (rf"^correcting event (\d+) to {_CARD} would reject event (\d+)", "err.correct_breaks", ("n", "card", "later")),
+        (r'^"points" must be a whole number', "err.bad_points", ()),
     ))
 
 

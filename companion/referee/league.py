@@ -45,8 +45,15 @@ def game_result(state: Mapping[str, Any]) -> dict[str, Any] | None:
     if state.get("waiting_for") != "game_over" or not state.get("placings"):
         return None
     scores = {p["name"]: p["score"] for p in state["players"]}
-    return {"placings": list(state["placings"]), "scores": scores,
-            "winner": state.get("game_winner")}
+    result: dict[str, Any] = {"placings": list(state["placings"]), "scores": scores,
+                              "winner": state.get("game_winner")}
+    teams = state.get("teams") or []
+    if teams:  # partners played as one: they share their team's place, win and points
+        order = sorted(teams, key=lambda tm: min(state["placings"].index(n) for n in tm["players"]))
+        result["places"] = {n: k for k, tm in enumerate(order) for n in tm["players"]}
+        result["winners"] = list(order[0]["players"])
+        result["scores"] = {n: tm["score"] for tm in teams for n in tm["players"]}
+    return result
 
 
 def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
@@ -69,14 +76,17 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
             unfinished.append(game_id)
             continue
         gained: dict[str, int] = {}
+        places = result.get("places") or {}  # a team game: partners share a place
+        winners = result.get("winners") or [result["winner"]]
         for place, name in enumerate(result["placings"]):
+            place = places.get(name, place)
             row = rows.setdefault(name, {"player": name, "victory_points": 0, "games": 0,
                                          "games_won": 0, "game_points": 0})
             vp = victory_points[place] if place < len(victory_points) else 0
             gained[name] = vp
             row["victory_points"] += vp
             row["games"] += 1
-            row["games_won"] += int(name == result["winner"])
+            row["games_won"] += int(name in winners)
             row["game_points"] += int(result["scores"].get(name, 0))
         played.append({"game": game_id, "placings": list(result["placings"]),
                        "victory_points": gained, "scores": dict(result["scores"])})

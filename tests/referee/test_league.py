@@ -63,6 +63,19 @@ def test_two_winner_preset_and_places_past_the_list_score_zero():
     assert [r["victory_points"] for r in table["table"]] == [12, 6, 0, 0, 0, 0]
 
 
+def test_partners_share_their_teams_place_in_the_league():
+    # Dee went out and team Bob & Dee won: both partners are first (and won the game), both
+    # of the other team second, with their team's points; not Bob 1st and Dee 2nd.
+    state = {"waiting_for": "game_over", "placings": ["Bob", "Dee", "Ann", "Cid"], "game_winner": "Bob",
+             "players": [{"name": "Ann", "score": 0}, {"name": "Bob", "score": 0},
+                         {"name": "Cid", "score": 0}, {"name": "Dee", "score": 520}],
+             "teams": [{"name": "Ann & Cid", "players": ["Ann", "Cid"], "score": 40, "hands_won": 1},
+                       {"name": "Bob & Dee", "players": ["Bob", "Dee"], "score": 520, "hands_won": 3}]}
+    table = standings([("g1", game_result(state))], [10, 6, 4, 0])["table"]
+    rows = {r["player"]: (r["victory_points"], r["games_won"], r["game_points"]) for r in table}
+    assert rows == {"Bob": (10, 1, 520), "Dee": (10, 1, 520), "Ann": (6, 0, 40), "Cid": (6, 0, 40)}
+
+
 @pytest.mark.parametrize("value, message", [
     ([12, 6, "x"], "list of 1-10 whole numbers"), ([], "list of 1-10"), ([2, 6], "must not rise"),
     ("three", "not one of one_winner, two_winners"), ([True], "whole numbers"), ({"a": 1}, "list"),

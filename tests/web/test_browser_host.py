@@ -221,3 +221,18 @@ def test_host_page_weight_with_the_camera_picture(browser, table):
     total = sum(sizes.values())
     print(f"host page, logged in, with the camera picture: {total} bytes", sizes)
     assert total <= 150 * 1024, sizes
+
+
+def test_undo_pressed_twice_takes_back_two_steps(browser, table):
+    # Two confirmed presses of Undo are two intents, not a double tap: both go through.
+    url, referee, _ = table
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
+                  {"type": "flip", "card": "red_5"}, {"type": "play", "card": "red_7"},
+                  {"type": "play", "card": "red_8"}):
+        referee.submit(event, source="camera")
+    host = _host(browser, url)
+    for top in ("red_7", "red_5"):
+        expect(host.locator("#undo")).to_be_visible()
+        host.click("#undo")
+        confirm(host)
+        wait_until(lambda: referee.state["top"] == top, f"the undo back to {top}")

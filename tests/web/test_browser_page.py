@@ -319,3 +319,8 @@ def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
     expect(gus.locator("#pick")).to_be_visible()
     expect(gus.locator("#names button")).to_have_text(["Ivy", "Jo"])
     expect(gus.locator("#mine")).to_be_hidden()
+    # a new game for the same names frees every seat too: the phone offers the names again
+    ivy = _sit(browser, url, "Ivy")
+    referee.submit({"type": "game", "players": ["Ivy", "Jo"]}, source="host")
+    expect(ivy.locator("#pick")).to_be_visible()
+    expect(ivy.locator("#mine")).to_be_hidden()

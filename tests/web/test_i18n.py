@@ -232,3 +232,20 @@ def test_language_switch_sets_a_cookie_and_stays_on_the_page():
     assert '<html lang="it">' in client.get("/standings").get_data(as_text=True)
     assert client.get("/lang/it?next=//evil.example/x").headers["Location"].endswith("/")
     assert client.get("/lang/de").status_code == 404
+
+
+@pytest.mark.parametrize("message, key", [
+    ("rule teams needs 4 or 6 players (2 vs 2 or 3 vs 3, partners seated alternately), not 3", "err.teams_players"),
+    ("rule turn_seconds takes a whole number 5-600 (or null for off), not 2", "err.rule_range"),
+    ("rule target takes a whole number of at least 50, not 3", "err.rule_min"),
+    ("Bob is Dee's partner: a partner's cards do not score", "err.partner_points"),
+    ("correcting event 2 to wild_draw_four would reject event 3", "err.correct_breaks"),
+    ('"points" must be a whole number of at least 0, not -10', "err.bad_points"),
+])
+def test_the_host_pages_refusals_have_their_own_words(message, key):
+    # these reached the Italian host page in English after "Non accettato:"
+    say = error_say(message)
+    assert say["k"] == key
+    for lang in LANGS:
+        text = t(say["k"], lang, say["a"])
+        assert "{" not in text and "rule" not in text, (lang, text)

@@ -254,6 +254,17 @@ def test_undo_and_correct_from_the_host(game, host):
     assert game.state["top"] == "red_8"
 
 
+def test_two_hosts_pressing_undo_at_once_take_back_one_step(game, host, app):
+    # Both host pages showed the same table (the log's length, `events` in the state); the
+    # first undo goes through, the second was meant for the same step and is refused.
+    game.submit({"type": "play", "card": "red_7"}, source="camera")
+    seen = app.test_client().get("/api/state").get_json()["events"]
+    assert host.post("/api/host/undo", json={"at": seen}).status_code == 200
+    resp = host.post("/api/host/undo", json={"at": seen})
+    assert resp.status_code == 409 and resp.get_json()["say"]["k"] == "err.undo_moved"
+    assert game.state["top"] == "red_5" and game.state["waiting_for"] == "play"
+
+
 def test_public_state_scrubs_card_names_from_notices():
     state = {"players": [], "notices": [{"event": 3, "kind": "challenge_upheld", "player": "Ann",
                                          "message": "Ann held red_3: draws 4"}]}

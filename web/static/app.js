@@ -61,35 +61,38 @@ const sleep = (ms) => new Promise(res => setTimeout(res, ms));
 
 // POST, then a toast answering it: `done` (a catalogue key and its args) when it went through,
 // the refusal in plain words when not. Refusals go only to the phone that tapped.
-// A double tap sends once. The same request at the same point of the game (the log's length)
-// while it is on its way, or once it went through with nothing else since (the log one event
-// longer, its own), is not a second intent (no card is played twice, UNO! is called once): it
-// is ignored quietly, so the first tap's answer stands. At a later point it is sent: the same
-// player may draw again on their next turn, however soon that comes.
-const sent = new Set();
+// A double tap sends once: the same request again while the first is on its way, or within
+// 0.4 s of its answer with nothing else on the table since, is ignored quietly, so the first
+// tap's answer stands (not "not your turn"). Anything slower is a second intent and is sent:
+// a second Undo, the same card entered again for the next player, a second Draw.
+const DOUBLE_TAP_MS = 400;  // a double tap's two taps come well within this; a confirmed repeat never does
+const sent = new Map();  // url + body -> {busy, at: the log's length when sent, t: when answered}
 async function post(url, body, done, doneArgs) {
-  const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1;
-  const key = (n) => url + payload + "@" + n;
-  if (sent.has(key(at))) return { ok: false, data: {}, repeat: true };
-  sent.add(key(at));
+  const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1, key = url + payload;
+  const last = sent.get(key);
+  if (last && (last.busy || (Date.now() - last.t < DOUBLE_TAP_MS && at <= last.at + 1))) return { ok: false, data: {}, repeat: true };
+  sent.set(key, { busy: true, at });
   let r = null;
   for (let attempt = 0; ; attempt++) {
     try {
       r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload });
       break;
     } catch (e) {  // no answer: the companion may be restarting; retry the same request
-      if (attempt >= 6) { sent.delete(key(at)); toast(t("err.network"), true); return { ok: false, data: {} }; }
+      if (attempt >= 6) { sent.delete(key); toast(t("err.network"), true); return { ok: false, data: {} }; }
       await sleep(500 * 2 ** attempt);
     }
   }
   let data = {}; try { data = await r.json(); } catch (e) { }
-  if (!r.ok) sent.delete(key(at));  // a refused tap may be tried again at once (draw first, then pass)
-  else sent.add(key(at + 1));
-  if (!r.ok) toast(said(data.say) || t("err.refused", { n: r.status }), true);
-  else if (done) {
+  if (!r.ok) sent.delete(key);  // a refused tap may be tried again at once (draw first, then pass)
+  else sent.set(key, { busy: false, at, t: Date.now() });
+  if (!r.ok) {
+    toast(said(data.say) || t("err.refused", { n: r.status }), true);
+    // the seat was freed (by the host, or a new game): the names come back to pick from
+    if (data.say && data.say.k === "err.seat_first" && view === "seat" && me) { me = ""; render(); }
+  } else if (done) {
     // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
     const news = (data.notices || []).filter(n => n.kind !== "rejected").map(n => said(n.say)).filter(Boolean);
-    toast(news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points"].includes(done) ? news.join(" · ") : t(done, doneArgs));
+    toast(news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points", "done.host_card"].includes(done) ? news.join(" · ") : t(done, doneArgs));
   }
   return { ok: r.ok, data };
 }
@@ -173,7 +176,9 @@ function renderPlayers() {
   const one = IN_HAND.includes(S.waiting_for) ? (S.players || []).filter(p => p.cards === 1).map(p => p.name) : [];
   if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
   const between = ["scores", "deal"].includes(S.waiting_for);
-  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: S.game_winner }) : (S.hand_winner && between ? t("tbl.hand_won", { player: S.hand_winner }) : "");
+  // with teams, a team wins: "Bob & Dee", not the partner who went out
+  const side = (name) => { const tm = (S.teams || []).find(x => x.players.includes(name)); return tm ? tm.name : name; };
+  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: side(S.game_winner) }) : (S.hand_winner && between ? t("tbl.hand_won", { player: side(S.hand_winner) }) : "");
 }
 
 // -- the card picker (no camera: the host and the players tap the card laid) -----------------
@@ -222,10 +227,13 @@ function picker(box, onChange) {
 // -- views --------------------------------------------------------------------------------
 function renderTable() { renderPlayers(); }
 
-let seatPick = null;
+let seatPick = null, seatGame = null;  // the game this phone's seat was taken in
 function renderSeat() {
-  // the host started a game without this name, or freed the seat: pick a name again
+  // the host started a new game (which frees every seat, even for the same names), or one
+  // without this name: pick a name again
+  if (me && seatGame && S.game_id !== seatGame) me = "";
   if (me && !(S.players || []).some(p => p.name === me)) me = "";
+  seatGame = me ? S.game_id : null;
   $("pick").hidden = !!me; $("mine").hidden = !me;
   const names = $("names"); names.innerHTML = "";
   (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
@@ -243,7 +251,8 @@ function renderSeat() {
   // an illegal card waiting to be taken back stands if the next player plays or draws on it
   const standing = w === "take_back" && S.stands_for === me;
   $("turnbtns").hidden = demo || !((myTurn && w === "play") || standing) || owe || second;
-  $("turnbtns").querySelector("[data-act=pass]").hidden = standing;
+  // no pass while a wrong card may stand (play or draw on it) or a stack waits (answer or take it)
+  $("turnbtns").querySelector("[data-act=pass]").hidden = standing || S.pending_draw > 0;
   // UNO! and Catch belong to a hand in play, not to the scores or the wait for a deal
   if ($("unobtns")) $("unobtns").hidden = demo || !IN_HAND.includes(w) || w === "flip";
   if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
@@ -543,7 +552,7 @@ on("playcard", "click", async () => {
     if (r.ok) seatPick.clear();
   } else {
     const c = hostPick.get(); if (!c || !(await ask(t("confirm.card", { card: c })))) return;
-    if ((await post("/api/host/card", { type: "play", card: c }, "done.play", { card: c })).ok) hostPick.clear();
+    if ((await post("/api/host/card", { type: "play", card: c }, "done.host_card", { card: c })).ok) hostPick.clear();
   }
 });
 on("flipcard", "click", async () => {
@@ -582,9 +591,11 @@ on("newgame", "submit", async (e) => {
   if (await ask(t("confirm.game", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
 });
 on("deal", "click", async () => { if (await ask(t("confirm.deal"))) post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal"); });
-on("undo", "click", async () => { if (await ask(t("confirm.undo"))) post("/api/host/undo", {}, "done.undo"); });
-on("guilty", "click", async () => { if (await ask(t("confirm.guilty"))) post("/api/host/verdict", { guilty: true }, "done.guilty"); });
-on("innocent", "click", async () => { if (await ask(t("confirm.innocent"))) post("/api/host/verdict", { guilty: false }, "done.innocent"); });
+on("undo", "click", async () => { const at = S.events; if (await ask(t("confirm.undo"))) post("/api/host/undo", { at }, "done.undo"); });
+// the dialog repeats the button's own words, which name this challenge's penalty (a wild draw
+// four, a wild draw two, a draw until a colour)
+on("guilty", "click", async () => { if (await ask(t("confirm.verdict", { choice: $("guilty").textContent }))) post("/api/host/verdict", { guilty: true }, "done.guilty"); });
+on("innocent", "click", async () => { if (await ask(t("confirm.verdict", { choice: $("innocent").textContent }))) post("/api/host/verdict", { guilty: false }, "done.innocent"); });
 on("pointsform", "submit", async (e) => {
   e.preventDefault(); const player = $("ptplayer").value, n = parseInt($("pts").value, 10);
   if (isNaN(n) || n < 0) { toast(t("err.bad_points"), true); return; }
@@ -593,6 +604,7 @@ on("pointsform", "submit", async (e) => {
 on("fixform", "submit", async (e) => {
   e.preventDefault(); const hand = parseInt($("fixhand").value, 10), player = $("fixplayer").value, n = parseInt($("fixpts").value, 10);
   if (isNaN(hand) || isNaN(n)) { toast(t("err.bad_number"), true); return; }
+  if (n < 0) { toast(t("err.bad_points"), true); return; }
   if (await ask(t("confirm.fix", { hand, player, n }))) post("/api/host/score_fix", { hand, player, points: n }, "done.fix");
 });
 on("correct", "click", async () => {
@@ -647,7 +659,9 @@ on("leagueform", "submit", async (e) => {
     vp = $("leaguecustom").value.trim().split(/[\s,]+/).map(Number);
     if (!vp.length || vp.length > 10 || vp.some((v, i) => !Number.isInteger(v) || v < 0 || v > 1000 || (i && v > vp[i - 1]))) { toast(t("err.bad_vp"), true); return; }
   }
-  if (!(await ask(t("confirm.league_open", { name })))) return;
+  // a table has one open league: opening another closes it, and the host is told which
+  const q = t("confirm.league_open", { name }) + (openLeague ? " " + t("confirm.league_closes", { name: openLeague.name }) : "");
+  if (!(await ask(q))) return;
   if ((await post("/api/host/league", { name, victory_points: vp }, "done.league_open", { name })).ok) { $("leaguename").value = ""; loadLeagues(); }
 });
 on("leagueclose", "click", async () => {
