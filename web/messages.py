@@ -191,7 +191,7 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^rule (\w+) takes a whole number (?:of cards )?(\d+)-(\d+)", "err.rule_range", ("option", "low", "high")),
         (r"^rule (\w+) takes a whole number of (?:at least |hands \()(\d+)", "err.rule_min", ("option", "low")),
         (rf"^{_NAME} is {_NAME}'s partner: a partner's cards do not score", "err.partner_points", ("player", "other")),
-        (rf"^correcting event (\d+) to {_CARD} would reject event (\d+)", "err.correct_breaks", ("n", "card", "later")),
+        (rf"^correcting event (\d+) to {_CARD} would (?:reject|make) event (\d+)", "err.correct_breaks", ("n", "card", "later")),
         (r'^"points" must be a whole number', "err.bad_points", ()),
     ))
 

@@ -1780,6 +1780,13 @@ class Table:
         reason = scratch._replay(self._effective, fixes)
         if reason is not None:
             raise _Reject(f"correcting event {n} to {card} would reject event {reason}")
+        # nor may it turn a later play that stood into an illegal one (a take-back and a
+        # penalty nobody saw at the table): the fix is refused, as for a rejected event
+        before = {x["event"] for x in self._notices if x["kind"] == "illegal_play"}
+        broken = sorted(e for e in {x["event"] for x in scratch._notices if x["kind"] == "illegal_play"} - before
+                        if e > n)
+        if broken:
+            raise _Reject(f"correcting event {n} to {card} would make event {broken[0]} illegal")
         if dry:
             return
         self._fix = fixes

@@ -679,6 +679,19 @@ def test_engine_correct_is_rejected_when_it_would_reject_a_later_event():
     assert after == before
 
 
+def test_engine_correct_is_rejected_when_it_would_make_a_later_play_illegal():
+    # Bob's blue 3 was read right, Cid laid a blue 9 on it: "correcting" the 3 to red would
+    # turn Cid's honest play into a take-back and a penalty nobody saw: refused, nothing changes.
+    table = play(["flip blue_5", "play blue_3", "play blue_9"])
+    before = table.state
+    notes = table.push(line("correct 3 red_3"))
+    assert notes[0]["kind"] == "rejected" and "would make event 4 illegal" in notes[0]["message"]
+    after = table.state
+    after["notices"].pop()
+    assert after == before
+    assert table.push(line("correct 3 blue_4"))[0]["kind"] == "corrected"  # a fix that keeps it legal
+
+
 def test_engine_correct_then_undo_restores_the_original():
     table = play(["flip red_5", "play red_7"])
     before = table.state
