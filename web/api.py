@@ -606,6 +606,13 @@ def host_refused() -> Any:
                              "say": error_say(str(n.get("message")))} for n in notices])
 
 
+@bp.get("/api/host/seats")
+@host_required
+def host_seats_taken() -> Any:
+    """The names a phone holds now: the host page offers to free only those."""
+    return jsonify(taken=_ext().seats.taken())
+
+
 @bp.post("/api/host/release")
 @host_required
 def host_release() -> Any:

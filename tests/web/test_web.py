@@ -330,7 +330,11 @@ def test_seat_leave_and_host_release(game, app, host):
     assert ann.post("/api/seat/leave", json={}).status_code == 200
     assert ann.post("/api/act", json={"action": "draw"}).status_code == 403
     _seat(app, "Bob")
+    # the host page offers to free only the seats a phone holds
+    assert host.get("/api/host/seats").get_json() == {"taken": ["Bob"]}
+    assert _phone(app).get("/api/host/seats").status_code == 403
     assert host.post("/api/host/release", json={"player": "Bob"}).status_code == 200
+    assert host.get("/api/host/seats").get_json() == {"taken": []}
     assert _phone(app).post("/api/seat", json={"player": "Bob"}).status_code == 200
 
 

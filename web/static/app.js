@@ -436,8 +436,11 @@ function renderHost() {
   if (!corrPick) corrPick = picker($("corrpick"), (c) => { $("correct").disabled = !c; $("correct").textContent = c ? t("host.correct_btn", { card: c }) : t("err.pick_card"); });
   corrPick.sync();
   if (!corrPick.get()) { $("correct").disabled = true; $("correct").textContent = t("err.pick_card"); }
-  const seats = $("seats"); seats.innerHTML = "";
-  names.forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) post("/api/host/release", { player: n }, "done.release", { player: n }); }; seats.appendChild(b); });
+  // "Free X's seat" only for the seats a phone holds
+  fetch("/api/host/seats").then(r => r.json()).then(d => {
+    const seats = $("seats"); seats.innerHTML = "";
+    names.filter(n => (d.taken || []).includes(n)).forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) { if ((await post("/api/host/release", { player: n }, "done.release", { player: n })).ok) renderHost(); } }; seats.appendChild(b); });
+  }).catch(() => { });
   fetch("/api/host/log").then(r => r.json()).then(d => {
     fillSelect("corrnum", (d.lines || []).filter(l => ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
   }).catch(() => { });
@@ -588,7 +591,8 @@ on("newgame", "submit", async (e) => {
   });
   const players = $("players").value.split(",").map(s => s.trim()).filter(Boolean);
   if (players.length < 2) { toast(t("err.players_list"), true); return; }
-  if (await ask(t("confirm.game", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
+  const playing = S && !["game", "game_over"].includes(S.waiting_for) && (S.players || []).length;  // a game to end
+  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
 });
 on("deal", "click", async () => { if (await ask(t("confirm.deal"))) post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal"); });
 on("undo", "click", async () => { const at = S.events; if (await ask(t("confirm.undo"))) post("/api/host/undo", { at }, "done.undo"); });
