@@ -238,6 +238,8 @@ def test_no_broken_card_image_and_the_tv_view(server, browser):
     expect(tv.locator(".join .link")).to_have_text("http://192.168.1.20:8000/")
     assert tv.evaluate("document.querySelector('.qr img').naturalWidth > 0")
     assert tv.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # the way in is on the screen, not pushed below it by the feed
+    assert tv.evaluate("document.querySelector('.qr').getBoundingClientRect().bottom <= window.innerHeight")
     # the QR code's tile is white and the code keeps its quiet zone
     assert tv.evaluate("getComputedStyle(document.querySelector('.qr')).backgroundColor") == "rgb(255, 255, 255)"
     if RETAKE:
