@@ -157,6 +157,9 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
 
     # Points: Bob types his on his phone; the host enters Cat's hand as shown.
     expect(bob.locator("#mypoints")).to_be_visible()
+    bob.fill("#mypts", "-3")  # the page's own words, in the page's language (not the browser's bubble)
+    bob.click("#mypoints button")
+    _toast(bob, "err.bad_points")
     bob.fill("#mypts", "12")
     bob.click("#mypoints button")
     _toast(bob, "done.points", n=12)
