@@ -681,7 +681,7 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
     demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "6")
     assert demo.proc.wait(timeout=120) == 0
     demo.wait_for("stopped; every event is saved in")
-    demo.wait_for(f"store: the demo's games go to {tmp_path / 'demo.db'}")  # not into the real table's store
+    demo.wait_for(f"events are stored in {tmp_path / 'demo.db'}")  # not in the real table's store
     report = demo.wait_for("bench: vision ")
     frames = int(report.split("bench: vision ")[1].split()[0])
     assert frames >= 30  # about 10 fps of the 10 fps video, at real speed

@@ -355,7 +355,6 @@ def main(args: argparse.Namespace) -> int:
         # demo games never mix with real ones: their own store, beside the real one if named
         config.db = str(Path(config.db).expanduser().with_name("demo.db") if config.db
                         else default_data_dir() / "demo.db")
-        say(f"store: the demo's games go to {config.db}")
     return run(config, kind, spec, truth, args, say)
 
 
