@@ -407,6 +407,20 @@ def test_run_missing_video_is_a_one_line_error(tmp_path: Any, capsys: pytest.Cap
     assert capsys.readouterr().err.strip() == f"uno-companion run: video file '{tmp_path / 'nope.mp4'}' does not exist"
 
 
+def test_run_refuses_a_picture_given_as_the_video(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # one frame would be replayed hundreds of times a second (a core busy, "camera ok" on screen)
+    import cv2
+    import numpy as np
+
+    from companion.cli import main as cli
+
+    picture = tmp_path / "table.jpg"
+    cv2.imwrite(str(picture), np.zeros((120, 160, 3), np.uint8))
+    assert cli(["run", "--video", str(picture), "--config", str(_empty_config(tmp_path))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a picture (one frame), not a video" in err and "recognize" in err
+
+
 def _empty_config(tmp_path: Any) -> Any:
     path = tmp_path / "config.toml"
     path.write_text("")
@@ -671,6 +685,22 @@ def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
     with EventStore(tmp_path / "games.db") as store:
         assert [e["type"] for e in store.events(game_id)] == ["game", "deal", "flip", "play", "play", "draw",
                                                                "pass", "play"]
+
+
+@pytest.mark.slow
+def test_a_new_game_dealt_at_start_frees_the_seats(tmp_path: Any) -> None:
+    # The configuration now names another table: the new game starts with every seat free,
+    # as one the host starts on the page (a new phone can take Ann; the old one cannot act).
+    first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy", "--host-pin", "2468")
+    first.wait_for("phone page on")
+    old = Phone(first.port)
+    assert old.post("/api/seat", {"player": "Ann"})["ok"]
+    first.kill()
+    second = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Dee", "--host-pin", "2468")
+    second.wait_for("game: new game ")
+    second.wait_for("phone page on")
+    assert Phone(second.port).post("/api/seat", {"player": "Ann"})["ok"]
+    assert second.interrupt() == 0
 
 
 @pytest.mark.slow

@@ -624,8 +624,10 @@ def host_release() -> Any:
 @bp.get("/api/host/log")
 @host_required
 def host_log() -> Any:
-    """The game's lines for corrections; a reveal shows how many cards, never which."""
+    """The game's lines for corrections; a reveal shows how many cards, never which. Each
+    says whether it is in effect (a refused or undone line cannot be corrected)."""
     lines = []
+    live = set(_ext().referee.in_effect)
     for i, line in enumerate(_ext().referee.events):
         if isinstance(line, str):
             try:
@@ -634,7 +636,7 @@ def host_log() -> Any:
                 line = {"type": "?"}
         if isinstance(line, dict) and line.get("type") == "reveal":
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}
-        lines.append({"event": i, "line": line})
+        lines.append({"event": i, "line": line, "in_effect": i in live})
     return jsonify(lines=lines)
 
 

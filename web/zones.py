@@ -75,7 +75,10 @@ def save_zones() -> Any:
     if zones.overlap("discard", "reveal") > 0:
         # a card laid on the pile inside the reveal area would count as played and as shown
         return refuse(400, "the discard pile and the reveal area overlap: move them apart", "err.zones_overlap")
-    zones.save(path)
+    try:
+        zones.save(path)
+    except CompanionError as exc:  # a full card, a read-only folder: one line, nothing changed
+        return refuse(503, str(exc), "err.not_saved")
     saved = current_app.config.get("ZONES_SAVED")
     if callable(saved):  # the watcher picks the new zones up from the next frame
         saved()
@@ -133,18 +136,24 @@ def calibrate_colours() -> Any:
 
     calibrate, path = current_app.config.get("CALIBRATE"), current_app.config.get("COLOURS_PATH")
     if not callable(calibrate) or not path:
-        return jsonify(error="colour calibration needs a camera and the card model"), 409
+        return refuse(409, "colour calibration needs a camera and the card model", "err.calibrate_camera")
     frame = _frame()
     if frame is None:
-        return jsonify(error="no camera frame yet"), 409
+        return refuse(409, "no camera frame yet", "err.no_frame")
     h, w = frame.shape[:2]
     x1, y1, x2, y2 = (int(v) for v in _zones().scaled_to(w, h).bbox("reveal"))
     area = frame[max(0, y1):min(h, y2), max(0, x1):min(w, x2)]
     if area.size == 0:
-        return jsonify(error="the reveal area is outside the camera picture: set the zones first"), 409
+        return refuse(409, "the reveal area is outside the camera picture: set the zones first", "err.reveal_outside")
     try:
         calibration = calibrate(area)
-    except CalibrationError as exc:
-        return jsonify(error=str(exc)), 422
-    calibration.save(path)
+    except CalibrationError as exc:  # what the host can do about it, in the page's language
+        seen = re.search(r"(\d+) coloured card", str(exc))
+        if seen:
+            return refuse(422, str(exc), "err.calibrate_four", n=int(seen.group(1)))
+        return refuse(422, str(exc), "err.calibrate_same")
+    try:
+        calibration.save(path)
+    except OSError as exc:
+        return refuse(503, f"the calibration cannot be saved: {exc.strerror or exc}", "err.not_saved")
     return jsonify(ok=True, calibration=calibration.to_dict(), swatches=calibration.swatches())

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.config import Config, apply_overrides, default_config_path, default_data_dir, load_config
+from companion.commands import quiet_opencv
 from companion.errors import CompanionError, InputFileError, UsageError
 
 HELP = "run the companion: camera, referee, phone page, buttons"
@@ -93,14 +94,7 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
     if args.video is not None:
         if not args.video.is_file():
             raise InputFileError(f"video file {str(args.video)!r} does not exist")
-        from companion.vision.camera import OpenCVSource
-
-        probe = OpenCVSource(str(args.video))  # a file that is no video: refused now, not LOST later
-        try:
-            probe.open()
-            probe.read()
-        finally:
-            probe.close()
+        _probe_video(args.video)
         return "video", args.video
     spec = args.camera if args.camera is not None else config.camera["source"]
     text = str(spec).strip().lower()
@@ -120,7 +114,25 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
     path = Path(str(spec)).expanduser()
     if not path.exists():
         raise InputFileError(f"camera source {str(spec)!r} is not a camera index, 'picamera', 'demo', 'none', a URL or an existing file")
+    if path.is_file():
+        _probe_video(path)
     return "video", path
+
+
+def _probe_video(path: Path) -> None:
+    """Refuse now, in one line, a file that is no video, or a picture (one frame, which the
+    loop would replay hundreds of times a second), not as a LOST camera later."""
+    from companion.vision.camera import OpenCVSource
+
+    probe = OpenCVSource(str(path))
+    try:
+        probe.open()
+        probe.read()
+        if probe.read() is None:
+            raise InputFileError(f"{str(path)!r} is a picture (one frame), not a video: "
+                                 f"`uno-companion recognize {path}` names the cards in a picture")
+    finally:
+        probe.close()
 
 
 # -- building the parts -------------------------------------------------------------------------
@@ -244,7 +256,7 @@ def _unfinished_of(store: Any, players: list[str], skip: str | None) -> str | No
     return None
 
 
-def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> None:
+def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> bool:
     """Resume the stored unfinished game (after a restart or a power cut), also when the host
     set its players up on the page or changed its seats; when the configured players were
     changed since it was started from the configuration, resume their own unfinished game, or
@@ -254,7 +266,7 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
     resumable = referee.game_id is not None and state.get("waiting_for") not in ("game", "game_over", None)
     if getattr(referee.store, "read_only", ""):  # a damaged store: the page shows what it can
         say("game: none started: the store is read-only until a backup is restored (`uno-companion restore`)")
-        return
+        return False
     changed = False
     if resumable and config.players:
         source, first = _first_game(referee.store, referee.game_id)
@@ -264,10 +276,10 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
         if config.players and names != config.players:
             say(f"game: the players are those set on the host page; {', '.join(config.players)} "
                 "from the configuration play when the host starts a new game")
-        return
+        return False
     if not config.players:
         say("game: none yet; set up the players on the host page")
-        return
+        return False
     if changed:  # a run with other players: theirs stays; these players' own game comes back
         say(f"game: {referee.game_id} ({', '.join(names)}) stays in the store unfinished; it resumes "
             f"when the companion starts with those players again")
@@ -275,7 +287,7 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
         if older is not None:
             referee.resume(older)
             say(f"game: resuming {older} ({len(referee.events)} events, {', '.join(config.players)})")
-            return
+            return False
     game: dict = {"type": "game", "players": config.players}
     if config.rules:
         game["rules"] = config.rules
@@ -285,6 +297,7 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> Non
         if rejected:
             raise CompanionError(f"cannot start the game from the configuration: {rejected[0].get('message')}")
     say(f"game: new game {referee.game_id} for {', '.join(config.players)}")
+    return True
 
 
 def access_file(db: Path) -> Path:
@@ -323,11 +336,7 @@ def main(args: argparse.Namespace) -> int:
         pass
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("YOLO_OFFLINE", "true")
-    # OpenCV's own log (multi-line dumps when a camera cannot be opened) stays quiet: the
-    # camera's state is said in one line by the companion (set before cv2 is first imported).
-    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
-    os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's own lines ("moov atom not found") too
+    quiet_opencv()
 
     if not 0.1 <= args.status_every <= 3600:  # 0 would print (and spin) without a pause
         raise UsageError(f"--status-every is seconds, 0.1 to 3600, not {args.status_every:g}")
@@ -381,7 +390,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         say(f"host: the PIN has only {len(host_pin)} digits; wrong PINs back off, but a passphrase is safer "
             "(`uno-companion init` suggests one)")
 
-    bot = None
+    bot, fresh = None, False
     if kind == "demo":
         from companion.tablebot import DEMO_PLAYERS, TableBot
 
@@ -389,7 +398,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         players = config.players or truth_game.get("players") or list(DEMO_PLAYERS)
         bot = TableBot(referee, players, truth=truth, rules=config.rules or truth_game.get("rules"))
     else:
-        start_table(referee, config, say)
+        fresh = start_table(referee, config, say)
 
     vision = None
     if kind in ("demo", "video", "camera"):
@@ -412,7 +421,10 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     web = None
     try:
         mode = "none" if vision is None else "demo" if bot is not None else "camera"
-        web = WebServer(make_app(referee, config, host_pin, vision, mode), config.host, config.port)
+        app = make_app(referee, config, host_pin, vision, mode)
+        if fresh:  # a new game frees the seats, as when the host starts one on the page
+            app.extensions["uno"].seats_reset()
+        web = WebServer(app, config.host, config.port)
     except ImportError as exc:
         say(f"phone page: not available in this build ({exc})")
     companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,

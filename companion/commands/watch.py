@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from companion.commands import quiet_opencv
+
+    quiet_opencv()  # a camera that cannot be opened: one line a try, not OpenCV's dozen
     from companion.vision.camera import ResilientSource, open_source
     from companion.vision.zones import Zones, find_zones
 

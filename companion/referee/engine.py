@@ -191,6 +191,12 @@ class Table:
         return self._events
 
     @property
+    def in_effect(self) -> list[int]:
+        """The indices of the accepted events still in effect (not refused, not undone): the
+        lines a `correct` may name."""
+        return list(self._effective)
+
+    @property
     def rules(self) -> Rules:
         return self._rules
 

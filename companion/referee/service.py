@@ -294,6 +294,12 @@ class Referee:
         with self._lock:
             return list(self._table.events)
 
+    @property
+    def in_effect(self) -> list[int]:
+        """The current game's lines still in effect (`Table.in_effect`)."""
+        with self._lock:
+            return self._table.in_effect
+
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(state, notices)` after every event is stored and applied, in event
         order, on the submitting thread. Keep it quick (enqueue and return). Returns a

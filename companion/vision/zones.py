@@ -106,6 +106,7 @@ class Zones:
     def save(self, path: str | Path) -> None:
         path = Path(path)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)  # a fresh install has no config folder yet
             with written_whole(path) as fh:
                 fh.write(json.dumps(self.to_dict(), indent=1) + "\n")
         except OSError as exc:

@@ -144,6 +144,8 @@ def test_host_calibrates_from_the_reveal_area_and_the_result_is_saved(tmp_path, 
     assert client.get("/api/host/colours").get_json() == {"calibration": None, "swatches": None}
     refused = client.post("/api/host/colours")
     assert refused.status_code == 422 and "no four distinct colours" in refused.get_json()["error"]
+    # the host page says it in words it has in both languages: what was seen, what to lay
+    assert refused.get_json()["say"] == {"k": "err.calibrate_four", "a": {"n": 3}}
     assert not path.exists() and detector.calibration is None  # nothing saved, nothing changed
     frames["now"] = _table(CALIBRATION_CARDS)
     try:

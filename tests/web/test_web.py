@@ -289,7 +289,7 @@ def test_sse_sends_full_state_then_each_event(game, app):
 def test_zones_snapshot_and_save(tmp_path, referee):
     import numpy as np
 
-    path = tmp_path / "zones.json"
+    path = tmp_path / "config" / "uno-companion" / "zones.json"  # a fresh install: no such folder yet
     app = create_app({"HOST_PIN": PIN, "TESTING": True, "ZONES_PATH": str(path),
                       "SNAPSHOT": lambda: np.zeros((480, 640, 3), np.uint8)}, referee=referee)
     client = _phone(app)
@@ -301,6 +301,14 @@ def test_zones_snapshot_and_save(tmp_path, referee):
     zones["discard"] = [[100, 100], [300, 100], [300, 300], [100, 300]]
     assert client.post("/api/host/zones", json=zones).status_code == 200
     assert json.loads(path.read_text())["discard"][2] == [300, 300]
+    # a folder that cannot be written: one line in words, no traceback, nothing changed
+    blocked = create_app({"HOST_PIN": PIN, "TESTING": True, "ZONES_PATH": str(tmp_path / "file" / "zones.json"),
+                          "SNAPSHOT": lambda: np.zeros((480, 640, 3), np.uint8)}, referee=referee)
+    (tmp_path / "file").write_text("a file where the folder should be")
+    other = _phone(blocked)
+    other.post("/api/host/login", json={"pin": PIN})
+    resp = other.post("/api/host/zones", json=zones)
+    assert resp.status_code == 503 and resp.get_json()["say"]["k"] == "err.not_saved"
     bad = client.post("/api/host/zones", json={"frame": [640, 480], "kitchen": []})
     assert bad.status_code == 400 and "kitchen" in bad.get_json()["error"]
     assert json.loads(path.read_text())["discard"][2] == [300, 300]
@@ -343,6 +351,18 @@ def test_engine_refusal_is_409_with_reason(game, app):
     resp = ann.post("/api/act", json={"action": "pass"})  # a pass before drawing
     assert resp.status_code == 409 and resp.get_json()["error"]
     assert game.state["turn"] == "Ann"
+
+
+def test_the_host_log_says_which_lines_can_be_corrected(game, host):
+    # a refused line and an undone one are not in effect: the host page offers to correct neither
+    game.submit({"type": "pass"}, source="phone")                       # 3: refused (draw first)
+    game.submit({"type": "play", "card": "red_7"}, source="camera")    # 4
+    game.submit({"type": "play", "card": "red_8"}, source="camera")    # 5, then undone
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    lines = {l["event"]: l["in_effect"] for l in host.get("/api/host/log").get_json()["lines"]}
+    assert lines[2] and not lines[3] and lines[4] and not lines[5]
+    resp = host.post("/api/host/correct", json={"event": 5, "card": "red_9"})
+    assert resp.status_code == 409  # the referee agrees: not in effect
 
 
 def test_host_card_and_score_fix(game, host):

@@ -442,7 +442,7 @@ function renderHost() {
     names.filter(n => (d.taken || []).includes(n)).forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) { if ((await post("/api/host/release", { player: n }, "done.release", { player: n })).ok) renderHost(); } }; seats.appendChild(b); });
   }).catch(() => { });
   fetch("/api/host/log").then(r => r.json()).then(d => {
-    fillSelect("corrnum", (d.lines || []).filter(l => ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
+    fillSelect("corrnum", (d.lines || []).filter(l => l.in_effect && ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
   }).catch(() => { });
   fetch("/api/host/refused").then(r => r.json()).then(d => {
     const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-rejected")));
