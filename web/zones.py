@@ -85,6 +85,18 @@ def save_zones() -> Any:
     return jsonify(ok=True, zones=zones.to_dict())
 
 
+@bp.get("/api/host/camera")
+@host_required
+def camera_status() -> Any:
+    """The camera's state for the host page: "none" (phones only), "starting", "ok", "lost"
+    (with the reason: a camera that cannot be opened, or stopped sending) or "ended"."""
+    status_of = current_app.config.get("CAMERA_STATUS")
+    status = status_of() if callable(status_of) else None
+    if status is None:
+        return jsonify(state="none" if not callable(status_of) else "starting", message="")
+    return jsonify(state=status.state, message=str(status.message)[:200])
+
+
 @bp.get("/host/snapshot.jpg")
 @host_required
 def snapshot() -> Any:

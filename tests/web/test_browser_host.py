@@ -176,6 +176,18 @@ def test_zones_editor_says_when_there_is_no_camera(browser, tmp_path):
         assert host.locator("#zonesvg").count() == 0
 
 
+def test_the_host_page_says_when_the_camera_is_lost(browser, tmp_path):
+    # `run --camera 5` with no such camera: the console said LOST, the host page only "no picture yet"
+    from companion.vision.camera import SourceStatus
+
+    lost = SourceStatus("lost", 0.0, 0.0, "cannot open camera 5")
+    config = {"HOST_PIN": PIN, "TABLE_MODE": "camera", "ZONES_PATH": str(tmp_path / "zones.json"),
+              "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: lost}
+    with served(tmp_path, config) as (url, _):
+        host = _host(browser, url, "it")
+        expect(host.locator("#nosnaptext")).to_have_text(t("err.camera_lost", "it", {"reason": "cannot open camera 5"}))
+
+
 def test_colour_blind_aid_marks_card_and_ring_and_is_remembered(browser, table):
     url, referee, _ = table
     if referee.state.get("waiting_for") != "play":

@@ -760,7 +760,12 @@ function zoneProblem() {
   return null;
 }
 const rectOf = (b) => [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]].map(p => p.map(v => Math.round(v * 10) / 10));
-function showSnap(ok) { $("zonesed").hidden = !ok; $("nosnap").hidden = ok; if (ok) fetch("/api/host/zones").then(r => r.json()).then(z => { zSaved = z; resetZones(); }).catch(() => { }); }
+function showSnap(ok) {
+  $("zonesed").hidden = !ok; $("nosnap").hidden = ok;
+  if (ok) fetch("/api/host/zones").then(r => r.json()).then(z => { zSaved = z; resetZones(); }).catch(() => { });
+  // no picture: say why when the camera is lost (cannot be opened, stopped sending)
+  else fetch("/api/host/camera").then(r => r.json()).then(c => { $("nosnaptext").textContent = c.state === "lost" ? t("err.camera_lost", { reason: c.message }) : t("err.no_snapshot"); }).catch(() => { });
+}
 if ($("snap")) {
   $("snap").onload = () => showSnap(true);
   $("snap").onerror = () => showSnap(false);  // no frame yet: no broken picture, a line and a retry
