@@ -229,6 +229,12 @@ class Referee:
             raise BadEventError(f"an event is a JSON object, not {type(event).__name__}")
         with self._lock:
             if isinstance(event, dict) and event.get("type") == LAY:
+                deal = {"type": "deal"}
+                if (self._state.get("waiting_for") == "deal" and self._state.get("history")
+                        and self._table.check(deal) is None):
+                    # the next hand's first card turned up before anyone tapped Deal: the
+                    # camera saw the hand begin, dealt by the rotation; the card is its flip
+                    self._submit(deal, source, None)
                 event = line_of_lay(self._table, event)
             table, game_id = self._table_for(event)
             accepted = isinstance(event, dict) and table.check(event) is None

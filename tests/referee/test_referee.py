@@ -333,6 +333,24 @@ def test_referee_a_laid_card_is_a_flip_at_hand_start_and_a_play_mid_hand(store: 
     assert referee.state["turn"] == "Ann" and referee.state["top"] == cards[2]
 
 
+def test_referee_the_next_hands_first_card_laid_before_the_deal_deals_it(store: EventStore) -> None:
+    # Between hands the dealer turns the first card up before the host taps Deal: the camera's
+    # card begins the hand (dealt by the rotation), it is not refused and lost.
+    referee = Referee(store)
+    for event in ({"type": "game", "players": ["Ann", "Bob"], "rules": {"hand_size": 1}},
+                  {"type": "deal", "dealer": "Bob"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_3"}, {"type": "points", "player": "Bob", "points": 9}):
+        referee.submit(event, "host")
+    assert referee.state["waiting_for"] == "deal" and referee.state["hand"] == 1
+    assert not _rejected(referee.submit(lay("green_4"), "camera"))
+    assert referee.state["hand"] == 2 and referee.state["top"] == "green_4" and referee.state["dealer"] == "Ann"
+    assert store.events(referee.game_id)[-2:] == [{"type": "deal"}, {"type": "flip", "card": "green_4"}]
+    # before the first hand nobody knows who deals: the card is refused as before
+    other = Referee(EventStore(":memory:"))
+    other.submit({"type": "game", "players": ["Ann", "Bob"]}, "host")
+    assert _rejected(other.submit(lay("green_4"), "camera"))
+
+
 def test_referee_after_a_take_back_the_next_card_is_a_play(store: EventStore) -> None:
     referee = Referee(store)
     _submit_all(referee, HAND)
