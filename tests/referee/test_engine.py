@@ -669,27 +669,26 @@ def test_engine_correct_fixes_a_misread_card():
     assert cards(table) == {"Ann": 7, "Bob": 6, "Cid": 7, "Dee": 6}
 
 
-def test_engine_correct_is_rejected_when_it_would_reject_a_later_event():
-    table = play(["flip red_5", "play wild_draw_four", "color blue", "challenge"])
-    before = table.state
-    notes = table.push(line("correct 3 red_7"))
-    assert notes[0]["kind"] == "rejected" and "would reject event 4" in notes[0]["message"]
-    after = table.state
-    after["notices"].pop()
-    assert after == before
-
-
-def test_engine_correct_is_rejected_when_it_would_make_a_later_play_illegal():
+@pytest.mark.parametrize("lines, fix, why", [
+    # the fix would leave the later challenge with no wild draw four to challenge
+    (["flip red_5", "play wild_draw_four", "color blue", "challenge"], "correct 3 red_7", "would reject event 4"),
     # Bob's blue 3 was read right, Cid laid a blue 9 on it: "correcting" the 3 to red would
-    # turn Cid's honest play into a take-back and a penalty nobody saw: refused, nothing changes.
-    table = play(["flip blue_5", "play blue_3", "play blue_9"])
+    # turn Cid's honest play into a take-back and a penalty nobody saw
+    (["flip blue_5", "play blue_3", "play blue_9"], "correct 3 red_3", "would make event 4 illegal"),
+])
+def test_engine_correct_is_rejected_when_it_would_break_a_later_event(lines, fix, why):
+    table = play(lines)
     before = table.state
-    notes = table.push(line("correct 3 red_3"))
-    assert notes[0]["kind"] == "rejected" and "would make event 4 illegal" in notes[0]["message"]
+    notes = table.push(line(fix))
+    assert notes[0]["kind"] == "rejected" and why in notes[0]["message"]
     after = table.state
     after["notices"].pop()
-    assert after == before
-    assert table.push(line("correct 3 blue_4"))[0]["kind"] == "corrected"  # a fix that keeps it legal
+    assert after == before  # nothing changed
+
+
+def test_engine_correct_that_keeps_later_plays_legal_goes_through():
+    table = play(["flip blue_5", "play blue_3", "play blue_9"])
+    assert table.push(line("correct 3 blue_4"))[0]["kind"] == "corrected"
 
 
 def test_engine_correct_then_undo_restores_the_original():
