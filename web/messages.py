@@ -193,6 +193,7 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^{_NAME} is {_NAME}'s partner: a partner's cards do not score", "err.partner_points", ("player", "other")),
         (rf"^correcting event (\d+) to {_CARD} would (?:reject|make) event (\d+)", "err.correct_breaks", ("n", "card", "later")),
         (r'^"points" must be a whole number', "err.bad_points", ()),
+        (r"^no finished hand (\d+) to fix", "err.no_hand_fix", ("hand",)),
     ))
 
 

@@ -105,6 +105,7 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
     host.click("#deal")
     _yes(host)
     _toast(host, "done.deal")
+    expect(host.locator("#dealer")).to_have_value("")  # the next hand's deal rotates unless picked again
     _wait(lambda: referee.state["waiting_for"] == "flip", "the deal")
 
     ann, bob = _sit(browser, url, "Ann"), _sit(browser, url, "Bob")
@@ -294,6 +295,9 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     dan, eve, fay = (_sit(browser, url, name) for name in ("Dan", "Eve", "Fay"))  # seats of a new game
     _pick(dan, "#cardpick", "blue_3")  # wrong on a red 5
     dan.click("#playcard")
+    # the toast says the card went in and what the referee said of it
+    expect(dan.locator("#toast")).to_contain_text(t("done.play", "en", {"card": "blue_3"}) + " · ")
+    expect(dan.locator("#toast")).to_contain_text("take it back")
     expect(dan.locator("#prompt")).to_have_text(t("prompt.take_back_nocam", "en"))
     expect(dan.locator("#tookbtns")).to_be_visible()
     # Eve, next, may leave it standing: her picker is open and her phone says how
@@ -303,7 +307,8 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     expect(fay.locator("#cardpick")).to_be_hidden()
     _pick(eve, "#cardpick", "blue_4")
     eve.click("#playcard")
-    _toast(eve, "done.play", card="blue_4")
+    expect(eve.locator("#toast")).to_have_text(t("done.play", "en", {"card": "blue_4"}) + " · "
+                                               + t("notice.illegal_stands", "en", {"player": "Dan", "card": "blue_3"}))
     _wait(lambda: referee.state["top"] == "blue_4" and referee.state["turn"] == "Fay", "the wrong card left standing")
     # Fay's wrong card goes back into her hand, which she says on her phone
     _pick(fay, "#cardpick", "yellow_9")

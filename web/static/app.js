@@ -92,7 +92,9 @@ async function post(url, body, done, doneArgs) {
   } else if (done) {
     // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
     const news = (data.notices || []).filter(n => n.kind !== "rejected").map(n => said(n.say)).filter(Boolean);
-    toast(news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points", "done.host_card"].includes(done) ? news.join(" · ") : t(done, doneArgs));
+    if (news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points"].includes(done)) toast(news.join(" · "));
+    // a card laid: it went in, and what the referee said of it (a wrong card, a forgotten UNO!)
+    else toast([t(done, doneArgs), ...(["done.play", "done.host_card", "done.flip"].includes(done) ? news : [])].join(" · "));
   }
   return { ok: r.ok, data };
 }
@@ -272,7 +274,9 @@ function renderSeat() {
   // the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
   const flipping = w === "flip" && (S.turned_by || S.dealer) === me;
   const scoring = w === "scores" && (S.points_due || []).includes(me);
-  const scored = w === "scores" && !scoring && S.hand_winner !== me;
+  const myTeam = (S.teams || []).find(tm => tm.players.includes(me));
+  const teamWon = w === "scores" && !!myTeam && S.hand_winner !== me && myTeam.players.includes(S.hand_winner);
+  const scored = w === "scores" && !scoring && S.hand_winner !== me && !teamWon;
   $("mypoints").hidden = demo || !scoring;
   if ($("cardpick")) {
     const show = (myTurn && w === "play" && !owe) || flipping || standing;
@@ -300,6 +304,7 @@ function renderSeat() {
   else if (standing) prompt = t(nocam ? "prompt.let_stand" : "prompt.let_stand_cam", { player: S.turn });
   else if (flipping && nocam) prompt = t("prompt.flip");
   else if (w === "scores" && S.hand_winner === me) prompt = t("prompt.won");
+  else if (teamWon) prompt = t("prompt.team_won", { player: S.hand_winner });
   else if (scoring) prompt = t("prompt.scores");
   else if (scored) prompt = t("prompt.scores_done");
   $("prompt").textContent = demo ? "" : prompt;
@@ -414,7 +419,8 @@ function renderHost() {
   if (!dealerAuto) dealerAuto = $("dealer").options[0];
   fillSelect("dealer", pairs, [dealerAuto]);
   if (!S.dealer && names.length && !$("dealer").value) $("dealer").value = names[0];  // the first hand needs one
-  fillSelect("ptplayer", (S.players || []).filter(p => p.cards > 0 || S.waiting_for !== "scores").map(p => [p.name, p.name])); fillSelect("fixplayer", pairs); fillSelect("revplayer", pairs);
+  // during the scores: the losers whose points are still due (not the winner, nor a winner's partner)
+  fillSelect("ptplayer", (S.players || []).filter(p => S.waiting_for !== "scores" || (S.points_due || []).includes(p.name)).map(p => [p.name, p.name])); fillSelect("fixplayer", pairs); fillSelect("revplayer", pairs);
   if (S.waiting_for === "evidence" && S.turn) $("revplayer").value = S.turn;
   if (!$("players").value) $("players").value = names.join(", ");
   $("hostturn").textContent = phaseText();
@@ -594,7 +600,12 @@ on("newgame", "submit", async (e) => {
   const playing = S && !["game", "game_over"].includes(S.waiting_for) && (S.players || []).length;  // a game to end
   if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
 });
-on("deal", "click", async () => { if (await ask(t("confirm.deal"))) post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal"); });
+on("deal", "click", async () => {
+  if (!(await ask(t("confirm.deal")))) return;
+  // the dealer picked (or the first hand's first player, filled in) deals this hand only: the
+  // next hands rotate unless the host picks again
+  if ((await post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal")).ok) $("dealer").value = "";
+});
 on("undo", "click", async () => { const at = S.events; if (await ask(t("confirm.undo"))) post("/api/host/undo", { at }, "done.undo"); });
 // the dialog repeats the button's own words, which name this challenge's penalty (a wild draw
 // four, a wild draw two, a draw until a colour)
