@@ -248,3 +248,22 @@ def test_undo_pressed_twice_takes_back_two_steps(browser, table):
         host.click("#undo")
         confirm(host)
         wait_until(lambda: referee.state["top"] == top, f"the undo back to {top}")
+
+
+def test_a_half_filled_new_game_form_survives_a_reload(browser, tmp_path):
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        host = _host(browser, url)
+        host.fill("#players", "Ann, Bob, Zed")
+        host.check("input[name=jump_in]")
+        host.fill("input[name=hand_size]", "5")
+        host.reload()
+        host.wait_for_selector("#newgame")
+        expect(host.locator("#players")).to_have_value("Ann, Bob, Zed")
+        expect(host.locator("input[name=jump_in]")).to_be_checked()
+        expect(host.locator("input[name=hand_size]")).to_have_value("5")
+        host.click("#newgame button.go")
+        confirm(host)
+        wait_until(lambda: [p["name"] for p in referee.state["players"]] == ["Ann", "Bob", "Zed"], "the new game")
+        assert referee.state["rules"]["jump_in"] is True and referee.state["rules"]["hand_size"] == 5
+        wait_until(lambda: host.evaluate("sessionStorage.getItem('uno_newgame_draft')") is None,
+                   "the draft dropped once the game started")

@@ -587,6 +587,7 @@ document.addEventListener("click", (ev) => {
   const f = $("newgame"), p = Object.assign({}, PRESETS.official, PRESETS[b.dataset.preset]);
   Object.entries(p).forEach(([k, v]) => { const i = f.querySelector(`[name=${k}]`); if (!i) return; if (i.type === "checkbox") i.checked = v; else i.value = String(v); });
   f.querySelectorAll("button[data-preset]").forEach(x => x.classList.toggle("on", x === b));
+  saveDraft();
 });
 on("newgame", "submit", async (e) => {
   e.preventDefault(); const f = e.target, rules = {};
@@ -598,8 +599,28 @@ on("newgame", "submit", async (e) => {
   const players = $("players").value.split(",").map(s => s.trim()).filter(Boolean);
   if (players.length < 2) { toast(t("err.players_list"), true); return; }
   const playing = S && !["game", "game_over"].includes(S.waiting_for) && (S.players || []).length;  // a game to end
-  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }))) post("/api/host/game", { players, rules }, "done.game");
+  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }))) {
+    if ((await post("/api/host/game", { players, rules }, "done.game")).ok) try { sessionStorage.removeItem(DRAFT_KEY); } catch (e) { }
+  }
 });
+// A half-filled new-game form survives a reload or a phone that drops the page (this tab only):
+// the names and options typed so far come back until the game is started.
+const DRAFT_KEY = "uno_newgame_draft";
+function saveDraft() {
+  const f = $("newgame"); if (!f) return;
+  const d = { players: $("players").value };
+  f.querySelectorAll("[name]").forEach(i => { d[i.name] = i.type === "checkbox" ? i.checked : i.value; });
+  try { sessionStorage.setItem(DRAFT_KEY, JSON.stringify(d)); } catch (e) { }
+}
+(function restoreDraft() {
+  const f = $("newgame"); if (!f) return;
+  let d = null; try { d = JSON.parse(sessionStorage.getItem(DRAFT_KEY) || "null"); } catch (e) { }
+  if (!d || typeof d !== "object") return;
+  if (typeof d.players === "string") $("players").value = d.players;
+  f.querySelectorAll("[name]").forEach(i => { if (!(i.name in d)) return; if (i.type === "checkbox") i.checked = !!d[i.name]; else i.value = String(d[i.name]); });
+})();
+on("newgame", "input", saveDraft);
+on("newgame", "change", saveDraft);
 on("deal", "click", async () => {
   if (!(await ask(t("confirm.deal")))) return;
   // the dealer picked (or the first hand's first player, filled in) deals this hand only: the
