@@ -194,6 +194,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^correcting event (\d+) to {_CARD} would (?:reject|make) event (\d+)", "err.correct_breaks", ("n", "card", "later")),
         (r'^"points" must be a whole number', "err.bad_points", ()),
         (r"^no finished hand (\d+) to fix", "err.no_hand_fix", ("hand",)),
+        # colour calibration on the host page (companion/vision/calibration.py)
+        (r"^no four distinct colours found: (\d+) coloured card", "err.calibrate_four", ("n",)),
+        (r"^no four distinct colours found: two of the cards look the same colour", "err.calibrate_same", ()),
     ))
 
 

@@ -15,6 +15,8 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import CompanionError
 from web.api import refuse
+from web.inputs import cap
+from web.messages import error_say
 from web.security import host_required
 
 bp = Blueprint("zones", __name__)
@@ -66,7 +68,7 @@ def save_zones() -> Any:
     path = current_app.config.get("ZONES_PATH")
     if not path:
         return refuse(409, "no zones file configured (run the companion with a camera)", "err.no_camera")
-    from web.inputs import BodyError, cap, parse_object
+    from web.inputs import BodyError, parse_object
 
     try:
         zones = Zones.from_dict(parse_object(request.get_data(cache=True)))
@@ -160,10 +162,7 @@ def calibrate_colours() -> Any:
     try:
         calibration = calibrate(area)
     except CalibrationError as exc:  # what the host can do about it, in the page's language
-        seen = re.search(r"(\d+) coloured card", str(exc))
-        if seen:
-            return refuse(422, str(exc), "err.calibrate_four", n=int(seen.group(1)))
-        return refuse(422, str(exc), "err.calibrate_same")
+        return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 422
     try:
         calibration.save(path)
     except OSError as exc:

@@ -81,12 +81,6 @@ def _write(events, fh) -> int:
     """The events as JSON Lines; returns how many."""
     dumps = json.dumps
     count = 0
-
-    def lines():
-        nonlocal count
-        for ev in events:
-            count += 1
-            yield dumps(ev, separators=(",", ":")) + "\n"
-
-    fh.writelines(lines())
+    for count, ev in enumerate(events, 1):
+        fh.write(dumps(ev, separators=(",", ":")) + "\n")
     return count

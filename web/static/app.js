@@ -164,11 +164,14 @@ function renderCommon() {
   if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).slice(-8).reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-" + n.kind))); }
 }
 
+// the team a player sits in (`teams` option), or undefined
+const teamOf = (name) => (S.teams || []).find(tm => tm.players.includes(name));
+
 function renderPlayers() {
   const ul = $("players"); if (!ul) return; ul.innerHTML = "";
   (S.players || []).forEach(p => {
     const li = el("li", undefined, p.name === S.turn ? "turn" : "");
-    const team = (S.teams || []).find(tm => tm.players.includes(p.name));
+    const team = teamOf(p.name);
     li.appendChild(el("b", team ? t("tbl.team", { player: p.name, team: team.name }) : p.name));
     const out = (S.out || []).includes(p.name);
     li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
@@ -179,7 +182,7 @@ function renderPlayers() {
   if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
   const between = ["scores", "deal"].includes(S.waiting_for);
   // with teams, a team wins: "Bob & Dee", not the partner who went out
-  const side = (name) => { const tm = (S.teams || []).find(x => x.players.includes(name)); return tm ? tm.name : name; };
+  const side = (name) => (teamOf(name) || { name }).name;
   if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: side(S.game_winner) }) : (S.hand_winner && between ? t("tbl.hand_won", { player: side(S.hand_winner) }) : "");
 }
 
@@ -274,7 +277,7 @@ function renderSeat() {
   // the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
   const flipping = w === "flip" && (S.turned_by || S.dealer) === me;
   const scoring = w === "scores" && (S.points_due || []).includes(me);
-  const myTeam = (S.teams || []).find(tm => tm.players.includes(me));
+  const myTeam = teamOf(me);
   const teamWon = w === "scores" && !!myTeam && S.hand_winner !== me && myTeam.players.includes(S.hand_winner);
   const scored = w === "scores" && !scoring && S.hand_winner !== me && !teamWon;
   $("mypoints").hidden = demo || !scoring;
