@@ -115,6 +115,16 @@ def notice_say(notice: dict) -> Say:
             key = ("notice.hand_won_last" if how.startswith(" as the last")
                    else "notice.hand_won_double" if "double" in how else "notice.hand_won")
             return {"k": key, "a": {"player": m.group(1), "n": int(m.group(2))}}
+    if kind == "undone":
+        m = re.match(rf"^event \d+ undone: (\w+)(?: {_CARD})?(?: by (.+))?$", message)
+        kind_of, card, who = m.groups() if m else ("", None, None)
+        keys = {"play": "notice.undone_play", "flip": "notice.undone_flip", "draw": "notice.undone_draw",
+                "points": "notice.undone_points"}
+        if kind_of in keys and (card or kind_of not in ("play", "flip")) and (who or kind_of == "flip"):
+            return {"k": keys[kind_of], "a": {"player": who, "card": card or ""}}
+        if who:
+            return {"k": "notice.undone_by", "a": {"player": who}}
+        return {"k": "notice.undone", "a": {}}
     if kind == "catch_void":
         if player is None:
             return {"k": "notice.catch_nobody", "a": {}}

@@ -100,7 +100,7 @@ class Table:
         self._events: list[Any] = []
         self._parsed: list[dict | None] = []
         self._effective: list[int] = []       # indices of accepted events still in effect
-        self._rejected: list[dict] = []        # rejected notices survive undo
+        self._lasting: list[dict] = []         # rejected and undone notices survive undo
         self._notices: list[dict] = []         # notices of the events in effect
         self._out: list[dict] = []
         self._cur = 0
@@ -223,7 +223,7 @@ class Table:
             "waiting_for": self._phase,
             "hand_winner": name(self._hand_winner),
             "game_winner": name(self._game_winner),
-            "notices": [dict(x) for x in heapq.merge(self._notices, self._rejected, key=_event_of)],
+            "notices": [dict(x) for x in heapq.merge(self._notices, self._lasting, key=_event_of)],
             "rules": self._rules.as_dict(),
             "hand": self._hand,
             "draw_pile": self._draw_pile,
@@ -323,7 +323,7 @@ class Table:
         if not isinstance(who, str):
             who = self._name(self._turn_of_state())
         note = {"event": idx, "kind": "rejected", "player": who, "message": message}
-        self._rejected.append(note)
+        self._lasting.append(note)
         self._out.append(note)
 
     def _note(self, kind: str, player: int | None, message: str) -> None:
@@ -1751,8 +1751,18 @@ class Table:
             raise _Reject("nothing to undo")
         if dry:
             return
-        self._effective.pop()
+        n = self._effective.pop()
         self._rebuild(self._effective)
+        # said, and kept through later undos, so the table sees what was taken back
+        gone = self._parsed[n] or {}
+        card = gone.get("card") if isinstance(gone.get("card"), str) else None
+        who = gone.get("player") if isinstance(gone.get("player"), str) else gone.get("by")
+        who = who if isinstance(who, str) else self._name(self._turn_of_state())  # a play names no one
+        note = {"event": self._cur, "kind": "undone", "player": who,
+                "message": f"event {n} undone: {gone.get('type')}" + (f" {card}" if card else "")
+                + (f" by {who}" if who else "")}
+        self._lasting.append(note)
+        self._out.append(note)
 
     def _h_score_fix(self, ev: dict, dry: bool) -> None:
         hand = _int(ev.get("hand"))
@@ -1837,9 +1847,9 @@ class Table:
         self._adopt(scratch)
 
     def _adopt(self, other: "Table") -> None:
-        keep = (self._events, self._parsed, self._rejected, self._out, self._cur)
+        keep = (self._events, self._parsed, self._lasting, self._out, self._cur)
         self.__dict__.update(other.__dict__)
-        self._events, self._parsed, self._rejected, self._out, self._cur = keep
+        self._events, self._parsed, self._lasting, self._out, self._cur = keep
 
 
 def _event_of(note: dict) -> int:

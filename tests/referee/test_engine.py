@@ -632,11 +632,15 @@ def test_engine_undo_replays_without_the_last_event_in_effect():
     table.push({"type": "bogus"})
     table.push(line("undo"))
     after = table.state
-    rejected = after["notices"].pop()
+    undone, rejected = after["notices"].pop(), after["notices"].pop()
     assert rejected["kind"] == "rejected" and rejected["event"] == 5
+    # the undo says what it took back, and that line stays through the next undo
+    assert undone == {"event": 6, "kind": "undone", "player": "Cid",
+                      "message": "event 4 undone: play red_draw_two by Cid"}
     assert after == before
     table.push(line("undo"))
     assert table.state["top"] == "red_5" and table.state["turn"] == "Bob"
+    assert [n["event"] for n in table.state["notices"] if n["kind"] == "undone"] == [6, 7]
 
 
 def test_engine_undo_with_nothing_left_is_rejected():
@@ -697,7 +701,9 @@ def test_engine_correct_then_undo_restores_the_original():
     table.push(line("correct 2 red_4"))
     assert table.state["top"] == "red_7" and table.state["pile"] == ["red_4", "red_7"]
     table.push(line("undo"))
-    assert table.state == before
+    state = table.state
+    assert state["notices"].pop()["kind"] == "undone"
+    assert state == before
 
 
 # -------------------------------------------------------------------- state contract

@@ -14,6 +14,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 from browser_support import MARKS, chromium, confirm, log_in_host, served, wait_until  # noqa: E402
 from web.i18n import t  # noqa: E402
+from web.messages import notice_say  # noqa: E402
 
 PIN = "2468"
 PHONE = {"width": 412, "height": 915}
@@ -248,6 +249,11 @@ def test_undo_pressed_twice_takes_back_two_steps(browser, table):
         host.click("#undo")
         confirm(host)
         wait_until(lambda: referee.state["top"] == top, f"the undo back to {top}")
+        # the host is told which card went back, not only that a step did
+        undone = referee.state["notices"][-1]
+        assert undone["kind"] == "undone"
+        _toast(host, "notice.undone_play", **notice_say(undone)["a"])
+    expect(host.locator("#toast")).to_contain_text("red 7")
 
 
 def test_a_half_filled_new_game_form_survives_a_reload(browser, tmp_path):

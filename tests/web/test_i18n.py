@@ -153,6 +153,11 @@ def _notices_of_every_kind() -> list[dict]:
                   {"type": "play", "card": "red_3"},
                   {"type": "reveal", "player": "Bob", "cards": ["red_9", "blue_1"]}):
         notices += table.push(event)
+    table = Table()  # each undo says what it took back: a play, a draw, the first card, a call, the deal
+    for event in ({"type": "game", "players": ["Ann", "Bob"]}, {"type": "deal", "dealer": "Bob"},
+                  {"type": "flip", "card": "red_5"}, {"type": "play", "card": "red_3"}, {"type": "undo"},
+                  {"type": "draw"}, {"type": "undo"}, {"type": "undo"}, {"type": "undo"}):
+        notices += table.push(event)
     return notices + _themed_notices()
 
 
@@ -169,10 +174,11 @@ def test_every_notice_kind_has_words_in_both_languages():
             assert "{" not in text and "_" not in text, (lang, text)
     for kind in ("illegal_play", "uno_called", "uno_penalty", "catch_void", "challenge_upheld", "challenge_failed",
                  "penalty_draw", "hand_won", "game_won", "count_mismatch", "reshuffle", "reading", "deflect",
-                 "eliminated", "card_returned", "corrected", "reflect", "illegal_stands"):
+                 "eliminated", "card_returned", "corrected", "reflect", "illegal_stands", "undone"):
         assert kind in kinds, kind
     assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double", "notice.reflect", "notice.hit_d5",
-            "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until"} <= set().union(*kinds.values())
+            "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until", "notice.undone_play",
+            "notice.undone_draw", "notice.undone_flip", "notice.undone"} <= set().union(*kinds.values())
 
 
 @pytest.mark.parametrize("event,key", [

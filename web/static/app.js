@@ -92,7 +92,7 @@ async function post(url, body, done, doneArgs) {
   } else if (done) {
     // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
     const news = (data.notices || []).filter(n => n.kind !== "rejected").map(n => said(n.say)).filter(Boolean);
-    if (news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points"].includes(done)) toast(news.join(" · "));
+    if (news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points", "done.undo"].includes(done)) toast(news.join(" · "));
     // a card laid: it went in, and what the referee said of it (a wrong card, a forgotten UNO!)
     else toast([t(done, doneArgs), ...(["done.play", "done.host_card", "done.flip"].includes(done) ? news : [])].join(" · "));
   }
