@@ -277,9 +277,16 @@ class Table:
             return None
         return self._turn
 
+    def _live_window(self) -> int | None:
+        """The player whose UNO window is open, while they still hold one card: a window left
+        over by a hand that grew again (a challenge upheld, their own draw after a skip, a swap)
+        takes no call and no buzzer press."""
+        w = self._window
+        return w if w is not None and self._cards[w] == 1 else None
+
     def _uno_window(self) -> int | None:
         if self._window is not None:
-            return self._window
+            return self._live_window()
         t = self._turn
         if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
             return t
@@ -1464,7 +1471,7 @@ class Table:
         return not stalled
 
     def _h_uno(self, ev: dict, dry: bool) -> None:
-        w = self._window
+        w = self._live_window()
         who = ev.get("player")
         if not dry and w is not None and not self._window_called and len(ev) == 2 and \
                 type(who) is str and self._index.get(who) == w:
@@ -1475,7 +1482,6 @@ class Table:
         if self._phase not in _IN_HAND and self._turned_by is None:
             raise _Reject("no hand is being played")
         p = self._player(ev, required=False)
-        w = self._window
         callers = [c for c in self._callers() if self._cards[c] == 2 and self._caller != c]
         if p is None:
             if w is not None and not self._window_called:

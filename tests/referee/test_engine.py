@@ -234,6 +234,12 @@ def small(lines: list, rules: dict | None = None, players=None) -> Table:
      [("catch_void", "Bob")], 1),
     ({}, ["uno Cid"], [("rejected", "Cid")], 2),
     ({}, ["play red_1", "play red_2", "uno Bob"], [("uno_penalty", "Bob"), ("rejected", "Bob")], 3),
+    # a window whose holder holds more than one card again is no window: the shared buzzer
+    # goes to the player on turn at two cards, and the grown hand cannot call
+    ({}, ["play wild_draw_four blue", "challenge", "verdict guilty", "uno", "play blue_3", "play blue_4"],
+     [("challenge_upheld", "Bob"), ("uno_called", "Cid")], 5),
+    ({}, ["play wild_draw_four blue", "challenge", "verdict guilty", "uno Bob"],
+     [("challenge_upheld", "Bob"), ("rejected", "Bob")], 5),
 ])
 def test_engine_uno_window(rules, lines, expected_notices, bob):
     table = small(["flip red_5", *lines], rules)
