@@ -334,3 +334,39 @@ def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
     referee.submit({"type": "game", "players": ["Ivy", "Jo"]}, source="host")
     expect(ivy.locator("#pick")).to_be_visible()
     expect(ivy.locator("#mine")).to_be_hidden()
+
+
+def test_standings_and_tv_rank_as_the_game_places(browser, tmp_path):
+    # lowest total wins: the winner heads the table; a tie at the end follows the tie-breaks
+    # (fewer cards held), as the league's places do, not the seats
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": ["Ann", "Bob", "Cy"],
+                       "rules": {"hand_size": 1, "hands": 1, "scoring": "lowest_wins"}},
+                      {"type": "deal", "dealer": "Cy"}, {"type": "flip", "card": "red_5"},
+                      {"type": "play", "card": "red_3"}, {"type": "points", "player": "Bob", "points": 30},
+                      {"type": "points", "player": "Cy", "points": 6}):
+            referee.submit(event, source="host")
+        assert referee.state["placings"] == ["Ann", "Cy", "Bob"]
+        standings, tv = _page(browser, url, "/standings"), _page(browser, url, "/tv", "en", TV)
+        for page in (standings, tv):
+            expect(page.locator("#totals tr td:first-child")).to_have_text(["Ann", "Cy", "Bob"])
+        for event in ({"type": "game", "players": ["Ann", "Bob", "Cy", "Dee"], "rules": {"hand_size": 2, "target": 10}},
+                      {"type": "deal", "dealer": "Dee"}, {"type": "flip", "card": "red_5"},
+                      {"type": "uno", "player": "Ann"}, {"type": "play", "card": "red_3"},
+                      {"type": "draw"}, {"type": "pass"},
+                      {"type": "uno", "player": "Cy"}, {"type": "play", "card": "red_4"},
+                      {"type": "uno", "player": "Dee"}, {"type": "play", "card": "red_6"},
+                      {"type": "play", "card": "red_7"},
+                      *({"type": "points", "player": p, "points": 20} for p in ("Bob", "Cy", "Dee"))):
+            referee.submit(event, source="host")
+        state = referee.state
+        assert state["waiting_for"] == "game_over" and state["placings"][0] == "Ann"
+        # Bob holds 3 cards, Cy and Dee 1: all on 0 points, Bob places last, not second by seat
+        assert {p["name"]: p["score"] for p in state["players"]}["Bob"] == 0 and state["placings"][-1] == "Bob"
+        for page in (standings, tv):
+            expect(page.locator("#totals tr td:first-child")).to_have_text(state["placings"])
+        # a team game: the TV shows the teams' totals too
+        for event in ({"type": "game", "players": ["Ann", "Bob", "Cy", "Dee"], "rules": {"teams": True}},
+                      {"type": "deal", "dealer": "Dee"}):
+            referee.submit(event, source="host")
+        expect(tv.locator("#teamtotals tr")).to_have_count(2)

@@ -314,12 +314,24 @@ function renderSeat() {
 }
 
 function pointsOf(e, name) { return (e.points || {})[name] || 0; }
+// Players (or teams) in the game's own order: once it is over, its placings (the tie-breaks
+// the league counts by); before, by total, the lowest first where the lowest total wins.
+function ranked(rows, names) {
+  const place = S.placings || [], low = S.rules && S.rules.scoring === "lowest_wins";
+  const at = (r) => Math.min(...names(r).map(n => place.indexOf(n)).filter(i => i >= 0), Infinity);
+  return [...rows].sort((a, b) => place.length ? at(a) - at(b) : (low ? a.score - b.score : b.score - a.score) || b.hands_won - a.hands_won);
+}
 function renderTotals() {
   const tb = $("totals"); if (!tb) return; tb.innerHTML = "";
-  [...(S.players || [])].sort((a, b) => b.score - a.score).forEach(p => {
+  ranked(S.players || [], p => [p.name]).forEach(p => {
     const tr = el("tr", undefined, p.name === S.turn ? "turn" : ""), name = el("td", p.name); name.dir = "auto"; tr.appendChild(name); tr.appendChild(el("td", String(p.score), "num")); tr.appendChild(el("td", String(p.hands_won), "num")); tb.appendChild(tr);
   });
   if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t("st.target", { n: S.rules.target })) : "";
+  // a team game: the teams' totals above the players' (the standings and the TV)
+  const teams = S.teams || [], tt = $("teamtotals");
+  if (!tt) return;
+  $("teams").hidden = !teams.length; tt.innerHTML = "";
+  ranked(teams, tm => tm.players).forEach(tm => { const tr = el("tr"); tr.appendChild(el("td", tm.name)); tr.appendChild(el("td", String(tm.score), "num")); tr.appendChild(el("td", String(tm.hands_won), "num")); tt.appendChild(tr); });
 }
 
 function renderStandings() {
@@ -327,9 +339,6 @@ function renderStandings() {
   renderTotals();
   const teams = S.teams || [], champ = teams.find(tm => tm.players.includes(S.game_winner));
   $("winner").textContent = S.game_winner ? t("st.wins", { player: champ ? champ.name : S.game_winner }) : "";
-  $("teams").hidden = !teams.length;
-  const tt = $("teamtotals"); tt.innerHTML = "";
-  [...teams].sort((a, b) => b.score - a.score).forEach(tm => { const tr = el("tr"); tr.appendChild(el("td", tm.name)); tr.appendChild(el("td", String(tm.score), "num")); tr.appendChild(el("td", String(tm.hands_won), "num")); tt.appendChild(tr); });
   const h = $("history"); h.innerHTML = "";
   $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
   // a name (a column's head, a hand's winner) is cut to its box with an ellipsis, whole in its title
