@@ -52,7 +52,8 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
     "eliminated": (re.compile(rf"^{_NAME} holds (\d+) cards \(elimination"), "notice.eliminated", ("player", "n")),
     "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards, tracked (\d+)"), "notice.count_mismatch",
                        ("player", "shown", "n")),
-    "game_won": (re.compile(rf"^{_NAME} wins? the game with (-?\d+) points$"), "notice.game_won", ("player", "n")),
+    "game_won": (re.compile(rf"^{_NAME} wins the game with (-?\d+) points$"), "notice.game_won", ("player", "n")),
+    "game_won_team": (re.compile(rf"^{_NAME} win the game with (-?\d+) points$"), "notice.game_won_team", ("player", "n")),
     "corrected": (re.compile(rf"^event \d+ corrected to {_CARD}$"), "notice.corrected", ("card",)),
 }
 
@@ -130,6 +131,8 @@ def notice_say(notice: dict) -> Say:
             return {"k": "notice.catch_nobody", "a": {}}
         return {"k": "notice.catch_void", "a": {"player": player}}
     found = _NOTICES.get(kind)
+    if kind == "game_won" and " win the game" in message:  # a team (the engine's plural)
+        found = _NOTICES["game_won_team"]
     if found is not None:
         pattern, key, names = found
         m = pattern.search(message)
@@ -200,6 +203,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^rule teams needs 4 or 6 players", "err.teams_players", ()),
         (r"^rule (\w+) takes a whole number (?:of cards )?(\d+)-(\d+)", "err.rule_range", ("option", "low", "high")),
         (r"^rule (\w+) takes a whole number of (?:at least |hands \()(\d+)", "err.rule_min", ("option", "low")),
+        (r"^rule (\w+) takes a count (\d+)-(\d+)", "err.rule_range", ("option", "low", "high")),
+        (r"^rule (\w+)=\d+ must be above hand_size \((\d+)\)", "err.rule_above_hand", ("option", "n")),
+        (r"^(\d+) hands of (\d+) do not fit in a (\d+)-card deck", "err.hands_dont_fit", ("players", "n", "deck")),
         (rf"^{_NAME} is {_NAME}'s partner: a partner's cards do not score", "err.partner_points", ("player", "other")),
         (rf"^correcting event (\d+) to {_CARD} would (?:reject|make) event (\d+)", "err.correct_breaks", ("n", "card", "later")),
         (r'^"points" must be a whole number', "err.bad_points", ()),

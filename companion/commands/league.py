@@ -47,7 +47,7 @@ def pick_league(store: EventStore, which: str | None) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.referee.league import league_standings, parse_victory_points
+    from companion.referee.league import VICTORY_POINTS, league_standings, parse_victory_points
 
     path = (args.db or default_db_path()).expanduser()
     if args.action != "new" and not path.is_file():
@@ -59,11 +59,14 @@ def main(args: argparse.Namespace) -> int:
             if len(args.name.strip()) > 80:  # as the host page's API refuses it: not cut without a word
                 raise UsageError(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
             raw = args.victory_points
-            if raw is not None and "," in raw or (raw or "").isdigit():
+            # "12,6,2,0", "12 6 2 0" or "12, 6, 2": whole numbers, as the host page takes them
+            if raw is not None and raw.strip() in VICTORY_POINTS:
+                raw = raw.strip()
+            elif raw is not None:
                 try:
-                    raw = [int(x) for x in raw.split(",")]
+                    raw = [int(x) for x in raw.replace(",", " ").split()]
                 except ValueError:
-                    raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0, "
+                    raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0 (or one_winner, two_winners), "
                                      f"not {args.victory_points!r}") from None
             vp = parse_victory_points(raw)
             league_id = store.new_league(args.name.strip(), vp)
@@ -91,7 +94,8 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(table, indent=1))
         return 0
-    print(f"{table['league']['name']} ({league_id}): {len(table['games'])} finished games"
+    games = len(table["games"])
+    print(f"{table['league']['name']} ({league_id}): {games} finished game{'' if games == 1 else 's'}"
           + (f", {len(table['unfinished'])} unfinished" if table["unfinished"] else ""))
     for row in table["table"]:
         print(f"{row['rank']:2d}. {row['player']:12s} {row['victory_points']:4d} VP  "

@@ -826,7 +826,7 @@ class Table:
             raise _Reject("\"players\" must be a list of names, clockwise")
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
-        if len(set(players)) != len(players):
+        if len({" ".join(p.split()).casefold() for p in players}) != len(players):  # "Anna", "anna ": one person
             raise _Reject("player names must be different")
         try:
             rules = parse_rules(ev.get("rules"))

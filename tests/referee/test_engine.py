@@ -614,6 +614,9 @@ def test_engine_game_rules_are_validated_with_suggestions():
     assert "2 to 10 players" in notes[0]["message"]
     notes = table.push({"type": "game", "players": ["Ann", "Ann"]})
     assert notes[0]["kind"] == "rejected"
+    # one person typed twice, once in small letters: two rows in the league otherwise
+    notes = table.push({"type": "game", "players": ["Anna", "Bob", "anna"]})
+    assert notes[0]["message"] == "player names must be different"
     assert table.push({"type": "deal", "dealer": "Ann"})[0]["kind"] == "rejected"
 
 

@@ -195,6 +195,21 @@ def test_cli_league_and_export_league_csv(tmp_path, capsys):
     assert "no league 'nope'" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("given, points, rc", [
+    ("12 6 2", "12, 6, 2", 0), ("12, 6, 2, 0", "12, 6, 2, 0", 0), (" two_winners", "10, 6, 4, 0", 0),
+    ("foo", None, 2), ("", None, 1), ("12,14", None, 1)])
+def test_cli_league_victory_points_as_people_type_them(tmp_path, capsys, given, points, rc):
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "Club", "--victory-points", given, "--db", str(db)]) == rc
+    out, err = capsys.readouterr()
+    if points:
+        assert f"victory points {points};" in out
+        assert main(["league", "show", "--db", str(db)]) == 0
+        assert "0 finished games" in capsys.readouterr().out
+    else:
+        assert err.count("\n") == 1 and "[" not in err.split("like")[-1], err  # the CLI's own way to write a list
+
+
 def test_cli_league_name_too_long_is_refused_not_cut(tmp_path, capsys):
     db = tmp_path / "games.db"
     assert main(["league", "new", "x" * 81, "--db", str(db)]) == 2

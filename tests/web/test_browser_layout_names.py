@@ -170,3 +170,24 @@ def test_standings_with_long_names_stay_readable(server, browser, size):
     lines = page.evaluate("[...document.querySelectorAll('#chart svg polyline')].map(l => l.getAttribute('points'))")
     assert len(lines) == len(PLAYERS) and len(set(lines)) == len(PLAYERS)
     page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_league_table_headers_are_whole_on_a_small_phone(browser, tmp_path, lang):
+    # "Posto" came out as "P…" and "Giocatore" as "Gioca…" at 360 px (and "P…" even on a TV)
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        referee.store.new_league("Giovedì", [12, 6, 2, 0])
+        for event in ({"type": "game", "players": ["Giulia", "Marco", "Chiara", "Luca"], "rules": {"hand_size": 1, "hands": 1}},
+                      {"type": "deal", "dealer": "Luca"}, {"type": "flip", "card": "red_5"},
+                      {"type": "play", "card": "red_7"},
+                      *({"type": "points", "player": p, "points": 5} for p in ("Marco", "Chiara", "Luca"))):
+            referee.submit(event, source="host")
+        assert referee.state["waiting_for"] == "game_over"
+        for size in ({"width": 360, "height": 740}, {"width": 1920, "height": 1080}):
+            page = _page(browser, url, "/standings", lang, size)
+            page.click("#tab-league")
+            expect(page.locator("#lgrows tr")).to_have_count(4)
+            cut = page.evaluate("[...document.querySelectorAll('#lgtable th')].filter(th => th.scrollWidth > th.clientWidth).map(th => th.textContent)")
+            assert cut == [], (size, cut)
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.context.close()

@@ -365,6 +365,10 @@ def test_standings_and_tv_rank_as_the_game_places(browser, tmp_path):
         assert {p["name"]: p["score"] for p in state["players"]}["Bob"] == 0 and state["placings"][-1] == "Bob"
         for page in (standings, tv):
             expect(page.locator("#totals tr td:first-child")).to_have_text(state["placings"])
+        # the TV's own way to the table's language (a kiosk browser may be in another)
+        tv.click("#lang")
+        expect(tv.locator("html")).to_have_attribute("lang", "it")
+        assert tv.url.endswith("/tv")
         # a team game: the TV shows the teams' totals too
         for event in ({"type": "game", "players": ["Ann", "Bob", "Cy", "Dee"], "rules": {"teams": True}},
                       {"type": "deal", "dealer": "Dee"}):

@@ -178,9 +178,11 @@ def test_a_league_of_three_games_on_the_league_tab(server, browser):
     expect(host.locator("#leaguenow")).to_have_text(t("host.league_none", "en"))
     host.fill("#leaguename", "Thursday club")
     host.select_option("#leaguevpset", "custom")
-    host.fill("#leaguecustom", "10 4 6")  # rising: refused before anything is sent
-    host.click("#leagueform button")
-    _toast(host, "err.bad_vp")
+    for typed in ("10 4 6", "  "):  # rising, or left empty: refused before anything is sent
+        host.fill("#leaguecustom", typed)
+        host.click("#leagueform button")
+        _toast(host, "err.bad_vp")
+        expect(host.locator("#confirm")).not_to_be_visible()
     assert referee.store.leagues() == []
     host.fill("#leaguecustom", "10 6 4")
     host.click("#leagueform button")
@@ -219,6 +221,18 @@ def test_a_league_of_three_games_on_the_league_tab(server, browser):
     leader = want["table"][0]
     expect(standings.locator("#lgchart svg")).to_contain_text(f"{leader['player']} {leader['victory_points']}")
     expect(standings.locator("#lglist li")).to_have_count(3)
+    # a game cut off by a new one: the host is told it will not count; the tab says so too
+    for ev in ({"type": "game", "players": ["Ann", "Bob"]}, {"type": "deal", "dealer": "Bob"}):
+        referee.submit(ev, source="host")
+    host.fill("#players", "Ann, Bob, Cat")
+    host.click("#newgame button.go")
+    expect(host.locator("#confirm-text")).to_contain_text(t("confirm.game_league", "en", {"name": "Thursday club"}))
+    _yes(host)
+    _wait(lambda: len(referee.state["players"]) == 3, "the new game")
+    standings.reload()
+    standings.click("#tab-league")
+    expect(standings.locator("#lggames")).to_have_text(
+        t("st.league_games", "it", {"n": 3}) + " · " + t("st.league_unfinished", "it", {"n": 2}))
 
     # English, opened straight on the League tab; then the host closes the league
     english = _page(browser, url, "/standings#league", "en")

@@ -247,6 +247,10 @@ def test_language_switch_sets_a_cookie_and_stays_on_the_page():
     ("Bob is Dee's partner: a partner's cards do not score", "err.partner_points"),
     ("correcting event 2 to wild_draw_four would reject event 3", "err.correct_breaks"),
     ('"points" must be a whole number of at least 0, not -10', "err.bad_points"),
+    ("rule hand_limit=5 must be above hand_size (7): every player starts with 7 cards", "err.rule_above_hand"),
+    ("rule elimination=1 must be above hand_size (1): every player starts with 1 cards", "err.rule_above_hand"),
+    ("3 hands of 40 do not fit in a 108-card deck", "err.hands_dont_fit"),
+    ("rule dementor takes a count 0-8, not 9", "err.rule_range"),
 ])
 def test_the_host_pages_refusals_have_their_own_words(message, key):
     # these reached the Italian host page in English after "Non accettato:"
@@ -255,3 +259,30 @@ def test_the_host_pages_refusals_have_their_own_words(message, key):
     for lang in LANGS:
         text = t(say["k"], lang, say["a"])
         assert "{" not in text and "rule" not in text, (lang, text)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_takes_the_singular(lang):
+    # "pesca 1 carte", "1 punti", "1 hands": every text counting {n} has its `_one` where it needs one
+    plural = re.compile(r"\b1 (cards|points|hands|pts|carte|punti|mani)\b|\b1 cards? are\b|\bCi sono 1\b")
+    for key, text in catalogue(lang).items():
+        if "{n}" not in text or key.endswith("_one"):
+            continue
+        args = {name: "X" for name in re.findall(r"\{(\w+)\}", text)}
+        said = t(key, lang, {**args, "n": 1})
+        assert not plural.search(said), (key, said)
+
+
+def test_a_team_winning_the_game_is_said_in_the_plural():
+    table = Table()
+    for event in ({"type": "game", "players": ["Ann", "Bob", "Cat", "Dan"],
+                   "rules": {"teams": True, "hand_size": 1, "target": 10}},
+                  {"type": "deal", "dealer": "Dan"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_3"}, {"type": "points", "player": "Bob", "points": 20},
+                  {"type": "points", "player": "Dan", "points": 20}):
+        table.push(event)
+    won = [n for n in table.state["notices"] if n["kind"] == "game_won"]
+    assert won, table.state["notices"]
+    say = notice_say(won[0])
+    assert say["k"] == "notice.game_won_team"
+    assert t(say["k"], "it", say["a"]).startswith("Ann & Cat vincono la partita con 40 punti")

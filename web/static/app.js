@@ -182,8 +182,9 @@ function renderPlayers() {
   if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
   const between = ["scores", "deal"].includes(S.waiting_for);
   // with teams, a team wins: "Bob & Dee", not the partner who went out
-  const side = (name) => (teamOf(name) || { name }).name;
-  if ($("phase")) $("phase").textContent = S.game_winner ? t("tbl.game_won", { player: side(S.game_winner) }) : (S.hand_winner && between ? t("tbl.hand_won", { player: side(S.hand_winner) }) : "");
+  // a team won: its name, and the words for two people ("Ann & Bob hanno vinto")
+  const won = (key, name) => { const tm = teamOf(name); return t(tm ? key + "_team" : key, { player: tm ? tm.name : name }); };
+  if ($("phase")) $("phase").textContent = S.game_winner ? won("tbl.game_won", S.game_winner) : (S.hand_winner && between ? won("tbl.hand_won", S.hand_winner) : "");
 }
 
 // -- the card picker (no camera: the host and the players tap the card laid) -----------------
@@ -337,8 +338,8 @@ function renderTotals() {
 function renderStandings() {
   const players = S.players || [], hist = S.history || [];
   renderTotals();
-  const teams = S.teams || [], champ = teams.find(tm => tm.players.includes(S.game_winner));
-  $("winner").textContent = S.game_winner ? t("st.wins", { player: champ ? champ.name : S.game_winner }) : "";
+  const champ = teamOf(S.game_winner);
+  $("winner").textContent = S.game_winner ? t(champ ? "st.wins_team" : "st.wins", { player: champ ? champ.name : S.game_winner }) : "";
   const h = $("history"); h.innerHTML = "";
   $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
   // a name (a column's head, a hand's winner) is cut to its box with an ellipsis, whole in its title
@@ -412,7 +413,8 @@ function showLeague(d) {
   if (!d) return;
   const tb = $("lgrows"); tb.innerHTML = "";
   d.table.forEach(r => { const tr = el("tr"); [[r.rank, "num"], [r.player, ""], [r.victory_points, "num"], [r.games_won, "num"], [r.game_points, "num"]].forEach(([v, c]) => tr.appendChild(el("td", String(v), c))); tb.appendChild(tr); });
-  $("lggames").textContent = t("st.league_games", { n: d.games.length });
+  // a game cut off by a new one (or still going) is in the league but not counted: said, as the CLI does
+  $("lggames").textContent = t("st.league_games", { n: d.games.length }) + ((d.unfinished || []).length ? " · " + t("st.league_unfinished", { n: d.unfinished.length }) : "");
   vpTable($("lgvp"), d.victory_points);
   const names = d.table.map(r => r.player);
   $("lgchart").innerHTML = lineChart(names, names.map(p => [0, ...(d.series[p] || [])]), 0, t("st.league_chart"), t("st.axis_game"), t("st.axis_vp"));
@@ -611,7 +613,8 @@ on("newgame", "submit", async (e) => {
   const players = $("players").value.split(",").map(s => s.trim()).filter(Boolean);
   if (players.length < 2) { toast(t("err.players_list"), true); return; }
   const playing = S && !["game", "game_over"].includes(S.waiting_for) && (S.players || []).length;  // a game to end
-  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }))) {
+  const uncounted = playing && openLeague ? " " + t("confirm.game_league", { name: openLeague.name }) : "";  // only finished games count
+  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }) + uncounted)) {
     if ((await post("/api/host/game", { players, rules }, "done.game")).ok) try { sessionStorage.removeItem(DRAFT_KEY); } catch (e) { }
   }
 });
@@ -704,7 +707,8 @@ on("leagueform", "submit", async (e) => {
   if (!name) { toast(t("err.league_name"), true); return; }
   let vp = set;
   if (set === "custom") {
-    vp = $("leaguecustom").value.trim().split(/[\s,]+/).map(Number);
+    const typed = $("leaguecustom").value.trim();  // left empty: no list (not a league where nobody scores)
+    vp = typed ? typed.split(/[\s,]+/).map(Number) : [];
     if (!vp.length || vp.length > 10 || vp.some((v, i) => !Number.isInteger(v) || v < 0 || v > 1000 || (i && v > vp[i - 1]))) { toast(t("err.bad_vp"), true); return; }
   }
   // a table has one open league: opening another closes it, and the host is told which
