@@ -80,8 +80,8 @@ def _card(value: object) -> str:
         raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four", "err.unknown_card")
     try:
         return parse_card(value).name
-    except CompanionError as exc:
-        raise BadRequest(str(exc), "err.unknown_card") from None
+    except CompanionError as exc:  # its words name the card ("unknown card 'giallo_5': ...")
+        raise BadRequest(str(exc), "err.unknown_card" if not str(exc).startswith("unknown card '") else None) from None
 
 
 def _color(value: object) -> str:

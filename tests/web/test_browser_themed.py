@@ -266,7 +266,7 @@ def test_a_revealed_hand_typed_by_the_host(server, browser):
     host.fill("#revtext", "red_9 blu_skip wild")
     host.click("#revtyped button")
     _yes(host)
-    _toast(host, "err.unknown_card")
+    _toast(host, "err.unknown_card_named", name="blu_skip")  # which one, said
     assert referee.state["history"] == [] and host.locator("#revtext").input_value() == "red_9 blu_skip wild"
     host.fill("#revtext", "red_9 blue_skip wild")
     host.click("#revtyped button")
@@ -275,9 +275,9 @@ def test_a_revealed_hand_typed_by_the_host(server, browser):
     _yes(host)
     expect(host.locator("#revresult")).to_have_text(t("host.reveal_points", "it", {"player": "Cat", "n": 79}))
     expect(host.locator("#revtext")).to_have_value("")
-    # Bob's points typed too: the hand is scored from both
+    # Bob's points typed too, in the page's own words: the hand is scored from both
     host.select_option("#revplayer", "Bob")
-    host.fill("#revtext", "green_2, yellow_4 blue_1")
+    host.fill("#revtext", "verde 2, 4 giallo blue_1")
     host.click("#revtyped button")
     _yes(host)
     expect(host.locator("#revresult")).to_have_text(t("host.reveal_points", "it", {"player": "Bob", "n": 7}))
@@ -334,3 +334,19 @@ def test_discard_two_reflect_and_dementor_from_the_phones(server, browser):
     assert _cards(referee, "Bob") == before + 2 and referee.state["turn"] == "Cat"
     for page in (ann, bob, cat, table):
         assert page.js_errors == [], page.js_errors
+
+
+def test_a_last_flip_shows_no_colour_of_the_other_side(browser, tmp_path):
+    # the hand ends on the side the Flip turned to: "Light side" beside "Colour: orange" was wrong
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": ["Ann", "Bob"], "rules": {"deck": "flip", "hand_size": 2}},
+                      {"type": "deal", "dealer": "Bob"}, {"type": "flip", "card": "red_5"},
+                      {"type": "uno", "player": "Ann"}, {"type": "play", "card": "red_flip"},
+                      {"type": "flip", "card": "orange_3"}, {"type": "uno", "player": "Bob"},
+                      {"type": "play", "card": "orange_4"}):
+            referee.submit(event, source="host")
+        table = _page(browser, url, "/")
+        expect(table.locator("#color")).to_have_text(t("tbl.colour", "en", {"color": "orange"}))
+        referee.submit({"type": "play", "card": "orange_flip"}, source="host")
+        expect(table.locator("#side")).to_have_text(t("side.light", "en"))
+        expect(table.locator("#color")).to_have_text("")

@@ -156,7 +156,8 @@ function renderCommon() {
   // UNO Flip: the side in play, in words and as the page's tint
   document.body.dataset.side = S.side || "";
   if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
-  const colour = IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores" ? S.color : null;  // not the last hand's
+  // not the last hand's; nor the other side's colour once a last Flip has turned the cards
+  const colour = (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores") && (!S.colors || S.colors.includes(S.color)) ? S.color : null;
   if ($("color")) { $("color").textContent = colour ? t("tbl.colour", { color: colour }) : ""; $("color").className = "big c-" + (colour || "none"); }
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
@@ -672,10 +673,35 @@ on("revsend", "click", async () => {
 });
 // A revealed hand typed by the host: the names are checked by the companion, which answers
 // with the points they are worth.
+// A card typed in the page's words or the referee's: "giallo 5", "5 giallo", "Jolly pesca quattro",
+// "yellow_5". A word it does not know goes to the companion as typed, whose refusal names it.
+function typedCard(word) {
+  const key = (w) => String(w).toLowerCase().trim().replace(/[\s_]+/g, "_");
+  const d = deckCards(), names = {};
+  const add = (id, words) => words.forEach(w => { names[key(w)] = id; });
+  d.colours.forEach(c => d.syms.forEach(s => { const id = c + "_" + s, cw = T["color." + c], sw = T["sym." + s] || s; add(id, [id, cardName(id), cw + " " + sw, sw + " " + cw]); }));
+  d.wilds.forEach(w => add(w, [w, cardName(w)]));
+  return names[key(word)] || null;
+}
+// The cards in a typed hand: commas part names for sure; within a part the longest run of
+// words that names a card is taken ("giallo 5 Jolly pesca quattro": two cards).
+function typedCards(text) {
+  const cards = [];
+  text.split(",").forEach(part => {
+    const words = part.trim().split(/\s+/).filter(Boolean);
+    for (let i = 0; i < words.length;) {
+      let n = Math.min(4, words.length - i);
+      while (n > 1 && !typedCard(words.slice(i, i + n).join(" "))) n--;
+      cards.push(typedCard(words.slice(i, i + n).join(" ")) || words[i]); i += n;
+    }
+  });
+  return cards;
+}
 on("revtyped", "submit", async (e) => {
-  e.preventDefault(); const player = $("revplayer").value, cards = $("revtext").value.trim();
-  if (!cards) { toast(t("err.no_cards_typed"), true); return; }
-  if (!(await ask(t("confirm.reveal", { player, cards: cards.split(/[\s,]+/) })))) return;
+  e.preventDefault(); const player = $("revplayer").value, typed = $("revtext").value.trim();
+  if (!typed) { toast(t("err.no_cards_typed"), true); return; }
+  const cards = typedCards(typed);
+  if (!(await ask(t("confirm.reveal", { player, cards })))) return;
   const r = await post("/api/host/reveal", { player, cards }, "done.reveal", { player });
   $("revresult").textContent = r.ok && r.data.points !== undefined ? t("host.reveal_points", { player, n: r.data.points }) : "";
   if (r.ok) $("revtext").value = "";
