@@ -17,19 +17,43 @@ Submit = Callable[[dict], None]
 
 
 class Debouncer:
-    """Accepts a press unless the last accepted one was less than `ms` milliseconds ago."""
+    """One switch's contact, debounced on both edges.
+
+    A press counts when the switch is up and has been up for `ms` milliseconds: a bounce as
+    the switch is let go (a fresh contact 2 ms after the release), or a second tap sooner
+    than that, is not a new press. A release counts once the press is `SETTLE_S` old: the
+    contact bouncing as it closes (down, up, down within a few ms) is one press, not a tap.
+    """
+
+    # Mechanical switches settle within a few milliseconds; no finger lets go in 20.
+    SETTLE_S = 0.02
 
     def __init__(self, ms: int, clock: Clock = time.monotonic) -> None:
         self.seconds = ms / 1000.0
         self.clock = clock
-        self._last: float | None = None
+        self._down_at: float | None = None  # the counted press still held
+        self._up_at: float | None = None  # the last time the contact opened
 
     def accept(self) -> bool:
+        """The contact closed: whether this is a new press."""
         now = self.clock()
-        if self._last is not None and now - self._last < self.seconds:
+        if self._down_at is not None:  # still held: the closing contact bounced
             return False
-        self._last = now
+        if self._up_at is not None and now - self._up_at < self.seconds:
+            return False
+        self._down_at = now
         return True
+
+    def release(self) -> float | None:
+        """The contact opened: how long the counted press was held, or None (a bounce)."""
+        now = self.clock()
+        if self._down_at is None:  # the end of a bounce or of an uncounted tap
+            self._up_at = now
+            return None
+        if now - self._down_at < self.SETTLE_S:
+            return None
+        held, self._down_at, self._up_at = now - self._down_at, None, now
+        return held
 
 
 def _button(pin: int, pin_factory: Any) -> Button:
@@ -59,7 +83,9 @@ class UnoButtons:
             for player, pin in owners.items():
                 button = _button(pin, pin_factory)
                 self.buttons[player] = button
-                button.when_pressed = self._handler(player, Debouncer(debounce_ms, clock))
+                contact = Debouncer(debounce_ms, clock)
+                button.when_pressed = self._handler(player, contact)
+                button.when_released = contact.release
         except Exception:
             self.close()
             raise
@@ -98,21 +124,21 @@ class DrawPassButtons:
         clock: Clock = time.monotonic,
     ) -> None:
         self._submit = submit
-        self._clock = clock
         self.long_press = long_press
         self.buttons: dict[str, Button] = {}
-        self._pressed_at: float | None = None
         try:
             self.buttons["draw"] = _button(draw_pin, pin_factory)
-            draw_debounce = Debouncer(debounce_ms, clock)
+            draw_contact = Debouncer(debounce_ms, clock)
             if pass_pin:
                 self.buttons["pass"] = _button(pass_pin, pin_factory)
-                pass_debounce = Debouncer(debounce_ms, clock)
-                self.buttons["draw"].when_pressed = self._simple({"type": "draw"}, draw_debounce)
-                self.buttons["pass"].when_pressed = self._simple({"type": "pass"}, pass_debounce)
+                pass_contact = Debouncer(debounce_ms, clock)
+                self.buttons["draw"].when_pressed = self._simple({"type": "draw"}, draw_contact)
+                self.buttons["draw"].when_released = draw_contact.release
+                self.buttons["pass"].when_pressed = self._simple({"type": "pass"}, pass_contact)
+                self.buttons["pass"].when_released = pass_contact.release
             else:
-                self.buttons["draw"].when_pressed = self._press_started(draw_debounce)
-                self.buttons["draw"].when_released = self._press_ended
+                self.buttons["draw"].when_pressed = draw_contact.accept
+                self.buttons["draw"].when_released = self._press_ended(draw_contact)
         except Exception:
             self.close()
             raise
@@ -124,19 +150,13 @@ class DrawPassButtons:
 
         return pressed
 
-    def _press_started(self, debouncer: Debouncer) -> Callable[[], None]:
-        def pressed() -> None:
-            # A bounced press is ignored, and so is the release that ends it.
-            self._pressed_at = self._clock() if debouncer.accept() else None
+    def _press_ended(self, contact: Debouncer) -> Callable[[], None]:
+        def released() -> None:
+            held = contact.release()  # None: a bounce, or the end of a press that did not count
+            if held is not None:
+                self._submit({"type": "pass"} if held >= self.long_press else {"type": "draw"})
 
-        return pressed
-
-    def _press_ended(self) -> None:
-        if self._pressed_at is None:
-            return
-        held = self._clock() - self._pressed_at
-        self._pressed_at = None
-        self._submit({"type": "pass"} if held >= self.long_press else {"type": "draw"})
+        return released
 
     def close(self) -> None:
         for button in self.buttons.values():

@@ -36,14 +36,47 @@ def press(factory: MockFactory, pin: int) -> None:
     factory.pin(pin).drive_high()
 
 
-def test_debouncer_ignores_presses_inside_the_window(clock: Clock) -> None:
+def test_debouncer_counts_a_press_after_the_switch_was_up_for_the_window(clock: Clock) -> None:
     debouncer = Debouncer(200, clock)
     seen = [debouncer.accept()]
+    clock.advance(0.1)
+    held = debouncer.release()
     for step in (0.05, 0.1, 0.06, 0.3):
         clock.advance(step)
         seen.append(debouncer.accept())
-    # 0.05 and 0.15 after the first are bounce; 0.21 is a new press; 0.3 later another.
-    assert seen == [True, False, False, True, True]
+        debouncer.release()
+    # up at 0.1; 0.05 after it is bounce, then each tap sooner than 0.2 after the last
+    # opening is too; 0.3 after the last one is a new press
+    assert held == pytest.approx(0.1) and seen == [True, False, False, False, True]
+
+
+def _edges(factory: MockFactory, pin: int, clock: Clock, *steps: tuple[int, float]) -> None:
+    """Drive the pin through (level, seconds until the next edge) steps: 0 = pressed."""
+    for level, then in steps:
+        (factory.pin(pin).drive_low if level == 0 else factory.pin(pin).drive_high)()
+        clock.advance(then)
+
+
+@pytest.mark.parametrize("steps, expected", [
+    # a pass held 1.3 s whose release bounces: one pass (the next player got a draw)
+    (((0, 1.3), (1, 0.002), (0, 0.002), (1, 0)), [{"type": "pass"}]),
+    # a pass whose first contact bounces: still a pass, not a draw
+    (((0, 0.002), (1, 0.002), (0, 1.3), (1, 0)), [{"type": "pass"}]),
+    # a short press bouncing at both ends: one draw
+    (((0, 0.003), (1, 0.003), (0, 0.2), (1, 0.002), (0, 0.002), (1, 0)), [{"type": "draw"}]),
+])
+def test_draw_pass_button_bouncing_at_either_end_is_one_press(factory, clock, steps, expected) -> None:
+    events: list[dict] = []
+    DrawPassButtons(events.append, factory, draw_pin=23, long_press=1.0, debounce_ms=200, clock=clock)
+    _edges(factory, 23, clock, *steps)
+    assert events == expected
+
+
+def test_uno_button_held_with_a_bouncy_release_calls_once(factory: MockFactory, clock: Clock) -> None:
+    events: list[dict] = []
+    UnoButtons(events.append, factory, shared_pin=17, debounce_ms=200, clock=clock)
+    _edges(factory, 17, clock, (0, 0.5), (1, 0.002), (0, 0.002), (1, 0.3), (0, 0.1), (1, 0))
+    assert events == [{"type": "uno"}, {"type": "uno"}]  # the bounce once, then a real second press
 
 
 def test_shared_uno_button_press_submits_uno_without_player(factory: MockFactory, clock: Clock) -> None:
