@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
-from companion.errors import InputFileError
+from companion.errors import CompanionError, InputFileError, UsageError
 from companion.referee.engine import replay
 from companion.referee.store import EventStore, default_db_path, read_jsonl
 
@@ -19,14 +20,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# A refused line the table could have made (a play out of turn) is kept, as the store keeps
+# it; these say the file itself is damaged or was edited wrong: nothing is imported.
+_DAMAGED = re.compile(r"^(unknown card |unknown colou?r |[a-z0-9_]+ is not in the \w+ deck)")
+
+
 def main(args: argparse.Namespace) -> int:
     path = (args.db or default_db_path()).expanduser()
     lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
-    if not replay(lines).state["players"]:
+    table = replay(lines)
+    if not table.state["players"]:
         # an empty log, or one whose game line was refused: stored, it would stand in front of
         # the real unfinished game that `run` resumes
         raise InputFileError(f"{args.log} starts no game (no game event the referee accepts): nothing imported")
+    if lines and not args.log.read_bytes().endswith(b"\n") and table.check(lines[-1]) is not None:
+        raise InputFileError(f"{args.log} line {len(lines)} is cut off (the file ends in the middle of it): "
+                             f"nothing imported")
+    damaged = next((n for n in table.state["notices"] if n["kind"] == "rejected"
+                    and _DAMAGED.match(n["message"])), None)
+    if damaged is not None:
+        raise CompanionError(f"{args.log} line {damaged['event'] + 1}: {damaged['message']}: nothing imported")
     with EventStore(path) as store:
+        in_progress = store.last_unfinished()
+        if in_progress is not None and table.state["waiting_for"] != "game_over":
+            # resumed by `run` from then on, this log would leave the table's own game behind
+            raise UsageError(f"{path} has a game in progress ({in_progress}); an unfinished log imported "
+                             f"now would take its place when the companion starts: finish that game "
+                             f"first, or import into another store (--db)")
         game_id = store.import_jsonl(args.log)
         rows = store.rows(game_id)
         finished = store.last_unfinished() != game_id

@@ -377,10 +377,15 @@ class EventStore:
         """The newest game if it has not reached game_over, else None.
 
         Only the newest game counts: a game abandoned for a newer one is not brought back
-        after the newer one finished.
+        after the newer one finished. A finished game brought in by `import` (last week's
+        log, kept for the record) is not played at this table: it does not stand in front of
+        the game in progress.
         """
         with self._lock:
-            rows = self._read("SELECT id, finished FROM games ORDER BY n DESC LIMIT 1", ())
+            rows = self._read(
+                "SELECT g.id, g.finished FROM games g WHERE NOT (g.finished AND EXISTS ("
+                "SELECT 1 FROM events e WHERE e.game_id = g.id AND e.seq = 0 AND e.source = 'import')) "
+                "ORDER BY g.n DESC LIMIT 1", ())
         if rows and not rows[0][1]:
             return str(rows[0][0])
         return None

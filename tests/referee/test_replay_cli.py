@@ -165,6 +165,42 @@ def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
     assert rows[3]["line"] == "garbage" and rows[4]["line"] == ""
 
 
+def test_import_of_a_finished_log_leaves_the_game_in_progress_to_resume(tmp_path: Path, capsys) -> None:
+    # last week's finished game imported for the record: the next start resumed nothing
+    db = tmp_path / "table.db"
+    log = _write(tmp_path / "now.jsonl", OPENING + ['{"type": "play", "card": "red_7"}'])
+    assert main(["import", "--db", str(db), str(log)]) == 0
+    with EventStore(db) as store:
+        in_progress = store.last_unfinished()
+    assert in_progress is not None
+    assert main(["import", "--db", str(db), str(EXAMPLE_LOG)]) == 0
+    assert "finished" in capsys.readouterr().out
+    with EventStore(db) as store:
+        assert store.last_unfinished() == in_progress
+        games = len(store.games())
+    # an unfinished log would take the game's place at the next start: refused, nothing stored
+    assert main(["import", "--db", str(db), str(log)]) == 2
+    err = capsys.readouterr().err
+    assert in_progress in err and err.count("\n") == 1
+    with EventStore(db) as store:
+        assert len(store.games()) == games and store.last_unfinished() == in_progress
+
+
+@pytest.mark.parametrize("tail, code, message", [
+    ('{"type": "play", "card": "purple_5"}\n{"type": "draw"}\n', 1, "line 4: purple_5 is not in the classic deck"),
+    ('{"type": "play", "card": "giallo_5"}\n', 1, "line 4: unknown card 'giallo_5'"),
+    ('{"type": "play", "ca', 2, "line 4 is cut off"),
+])
+def test_import_of_a_damaged_log_imports_nothing(tmp_path: Path, capsys, tail, code, message) -> None:
+    db = tmp_path / "table.db"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(OPENING) + "\n" + tail)
+    assert main(["import", "--db", str(db), str(log)]) == code
+    err = capsys.readouterr().err
+    assert message in err and "nothing imported" in err and err.count("\n") == 1
+    assert not db.exists() or EventStore(db).games() == []
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
