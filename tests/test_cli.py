@@ -1,9 +1,13 @@
 """The `uno-companion` entry point: what its exit status tells a script (README, "Every command exits")."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from companion.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "companion" / "data" / "example.jsonl"
 
 
 @pytest.mark.parametrize("argv, status", [
@@ -21,3 +25,27 @@ def test_exit_status_says_what_kind_of_mistake(argv, status, capsys, tmp_path, m
     assert main(argv) == status
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_store_commands_use_the_store_the_configuration_names(capsys, tmp_path, monkeypatch) -> None:
+    # `league new` on league night opened the league in a second, empty store the table never saw
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("UNO_COMPANION_DB", raising=False)
+    table_db = tmp_path / "usb" / "games.db"
+    (tmp_path / "config" / "uno-companion").mkdir(parents=True)
+    (tmp_path / "config" / "uno-companion" / "config.toml").write_text(f'db = "{table_db}"\n')
+    table_db.parent.mkdir()
+    assert main(["import", str(EXAMPLE)]) == 0
+    assert str(table_db) in capsys.readouterr().out
+    assert main(["league", "new", "Thursday"]) == 0
+    assert main(["league", "show"]) == 0 and "Thursday" in capsys.readouterr().out
+    assert main(["export", "--list"]) == 0 and "finished" in capsys.readouterr().out
+    assert main(["restore"]) == 0 and str(table_db) in capsys.readouterr().out
+    assert not (tmp_path / "data" / "uno-companion" / "games.db").exists()  # no second store
+    # --db still wins, and --config names another configuration
+    other = tmp_path / "other.toml"
+    other.write_text(f'db = "{tmp_path / "elsewhere.db"}"\n')
+    assert main(["league", "show", "--config", str(other)]) == 2
+    assert "elsewhere.db" in capsys.readouterr().err
+    assert main(["league", "show", "--db", str(table_db), "--config", str(other)]) == 0

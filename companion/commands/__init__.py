@@ -1,7 +1,9 @@
 """One module per `uno-companion` command (see companion/cli.py)."""
 from __future__ import annotations
 
+import argparse
 import os
+from pathlib import Path
 
 
 def quiet_opencv() -> None:
@@ -11,3 +13,24 @@ def quiet_opencv() -> None:
     os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+
+def add_store_arguments(parser: argparse.ArgumentParser, created: bool = False) -> None:
+    """--db and --config for a command that reads or writes the table's event store."""
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help="event store" + (", created if missing" if created else "")
+        + " (default: the configuration's `db`, else $UNO_COMPANION_DB or ~/.local/share/uno-companion/games.db)",
+    )
+    parser.add_argument("--config", type=Path, default=None,
+                        help="the configuration whose `db` names the store (default: the usual place)")
+
+
+def store_path(args: argparse.Namespace) -> Path:
+    """The store `run` uses: --db, else the configuration's `db`, else the default. A league
+    opened from the command line must land where the table stores its games."""
+    if args.db is not None:
+        return Path(args.db).expanduser()
+    from companion.config import load_config
+
+    return load_config(args.config).db_path

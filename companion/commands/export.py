@@ -6,8 +6,9 @@ import os
 import sys
 from pathlib import Path
 
+from companion.commands import add_store_arguments, store_path
 from companion.errors import UsageError
-from companion.referee.store import EventStore, StoreError, default_db_path
+from companion.referee.store import EventStore, StoreError
 
 HELP = "export a stored game as JSON Lines (or a league's standings as CSV)"
 
@@ -15,10 +16,7 @@ HELP = "export a stored game as JSON Lines (or a league's standings as CSV)"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, metavar="OUT.jsonl", nargs="?",
                         help="the table log to write; - prints it")
-    parser.add_argument(
-        "--db", type=Path, default=None,
-        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})",
-    )
+    add_store_arguments(parser)
     parser.add_argument("--game", default=None, metavar="ID",
                         help="which game (default: the newest); see --list")
     parser.add_argument("--list", action="store_true",
@@ -28,10 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "league); see `league list`")
 
 
-def open_store(db: Path | None) -> EventStore:
+def open_store(args: argparse.Namespace) -> EventStore:
     """The store a command names with --db, else the default; a missing file is an error
     (export and list must not create an empty database by mistake)."""
-    path = (db or default_db_path()).expanduser()
+    path = store_path(args)
     if not path.is_file():
         raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
     return EventStore(path)
@@ -49,7 +47,7 @@ def _print_lines(lines: list[str]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    with open_store(args.db) as store:
+    with open_store(args) as store:
         if args.list:
             for game in store.games():
                 status = "finished" if game["finished"] else "unfinished"

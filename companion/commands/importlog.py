@@ -5,19 +5,17 @@ import argparse
 import re
 from pathlib import Path
 
+from companion.commands import add_store_arguments, store_path
 from companion.errors import CompanionError, InputFileError, UsageError
 from companion.referee.engine import replay
-from companion.referee.store import EventStore, default_db_path, read_jsonl
+from companion.referee.store import EventStore, read_jsonl
 
 HELP = "import a JSON Lines table log into the store"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the table log to import")
-    parser.add_argument(
-        "--db", type=Path, default=None,
-        help=f"event store, created if missing (default: $UNO_COMPANION_DB or {default_db_path()})",
-    )
+    add_store_arguments(parser, created=True)
 
 
 # A refused line the table could have made (a play out of turn) is kept, as the store keeps
@@ -26,7 +24,7 @@ _DAMAGED = re.compile(r"^(unknown card |unknown colou?r |[a-z0-9_]+ is not in th
 
 
 def main(args: argparse.Namespace) -> int:
-    path = (args.db or default_db_path()).expanduser()
+    path = store_path(args)
     lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
     table = replay(lines)
     if not table.state["players"]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from companion.commands import add_store_arguments, store_path
 from companion.errors import UsageError
-from companion.referee.store import EventStore, StoreError, default_db_path
+from companion.referee.store import EventStore, StoreError
 
 HELP = "league night: open a league, add games, show standings"
 
@@ -29,8 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="new: points per placing, 1st first (default 12,6,2,0), or "
                              "one_winner / two_winners")
     parser.add_argument("--json", action="store_true", help="show: the standings as JSON")
-    parser.add_argument("--db", type=Path, default=None,
-                        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})")
+    add_store_arguments(parser)
 
 
 def pick_league(store: EventStore, which: str | None) -> str:
@@ -49,7 +48,7 @@ def pick_league(store: EventStore, which: str | None) -> str:
 def main(args: argparse.Namespace) -> int:
     from companion.referee.league import VICTORY_POINTS, league_standings, parse_victory_points
 
-    path = (args.db or default_db_path()).expanduser()
+    path = store_path(args)
     if args.action != "new" and not path.is_file():
         raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
     with EventStore(path) as store:
@@ -69,7 +68,10 @@ def main(args: argparse.Namespace) -> int:
                     raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0 (or one_winner, two_winners), "
                                      f"not {args.victory_points!r}") from None
             vp = parse_victory_points(raw)
+            was_open = [entry for entry in store.leagues() if not entry["closed"]]
             league_id = store.new_league(args.name.strip(), vp)
+            for entry in was_open:  # one league is open at a time: say which one this closed
+                print(f"league {entry['id']} ({entry['name']}) closed")
             print(f"league {league_id} ({args.name.strip()}) open: victory points "
                   f"{', '.join(map(str, vp))}; games started from now on join it")
             return 0

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from companion.backup import backup_folder, describe, list_backups, restore
+from companion.commands import add_store_arguments, store_path
 from companion.errors import UsageError
-from companion.referee.store import default_db_path
 
 HELP = "list the event store's backups, or restore one"
 
@@ -23,12 +22,11 @@ HELP = "list the event store's backups, or restore one"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("backup", nargs="?", default=None, metavar="N|NAME",
                         help="the backup to restore: its number in the list or its file name (none: list them)")
-    parser.add_argument("--db", type=Path, default=None,
-                        help=f"event store (default: $UNO_COMPANION_DB or {default_db_path()})")
+    add_store_arguments(parser)
 
 
 def main(args: argparse.Namespace) -> int:
-    db = (args.db or default_db_path()).expanduser()
+    db = store_path(args)
     backups = list_backups(db)
     if args.backup is None:
         if not backups:

@@ -371,7 +371,7 @@ def main(args: argparse.Namespace) -> int:
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
     from companion.referee.service import Referee
-    from companion.runner import Companion, EventPump, VisionLoop, WebServer
+    from companion.runner import Companion, EventPump, WebServer
     from companion.referee.store import EventStore
 
     from companion.backup import Backups, StoreLock

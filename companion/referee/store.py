@@ -411,6 +411,8 @@ class EventStore:
             raise StoreError(f"no game {game_id!r} in {self.path}")
         texts = self.lines(game_id)
         target = Path(path)
+        if target.is_dir() or not target.name:  # "export ." names a folder, not a file
+            raise InputFileError(f"{target} is a folder: name the file to write, e.g. {target / (game_id + '.jsonl')}")
         tmp = target.with_name(target.name + ".part")
         try:
             with open(tmp, "w", encoding="utf-8", newline="\n") as out:

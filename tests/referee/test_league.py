@@ -210,6 +210,15 @@ def test_cli_league_victory_points_as_people_type_them(tmp_path, capsys, given, 
         assert err.count("\n") == 1 and "[" not in err.split("like")[-1], err  # the CLI's own way to write a list
 
 
+def test_cli_league_new_says_which_open_league_it_closed(tmp_path, capsys):
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "September", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["league", "new", "October", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "(September) closed" in out and "(October) open" in out
+
+
 def test_cli_league_name_too_long_is_refused_not_cut(tmp_path, capsys):
     db = tmp_path / "games.db"
     assert main(["league", "new", "x" * 81, "--db", str(db)]) == 2

@@ -208,6 +208,7 @@ def test_import_of_a_damaged_log_imports_nothing(tmp_path: Path, capsys, tail, c
         (["export", "--db", "{d}/t.db", "--game", "nope", "{d}/o.jsonl"], "no game 'nope'"),
         (["import", "--db", "{d}/t.db", "{d}/missing.jsonl"], "no such file"),
         (["export", "--db", "{d}/t.db"], "name the file to write"),
+        (["export", "--db", "{d}/t.db", "{d}"], "is a folder: name the file to write"),
         (["import", "--db", "{d}/t.db", "{d}/empty.jsonl"], "starts no game"),
         (["import", "--db", "{d}/t.db", "{d}/refused.jsonl"], "starts no game"),
     ],
