@@ -149,7 +149,9 @@ class StoreLock:
     cannot swap the file under a running table."""
 
     def __init__(self, db: str | Path) -> None:
-        self.path = Path(str(db) + ".lock")
+        # beside the file itself: two companions given the store by two paths (a symlink, a
+        # relative path) take the one lock
+        self.path = Path(str(Path(db).expanduser().resolve()) + ".lock")
         self._fd: int | None = None
 
     def acquire(self) -> bool:

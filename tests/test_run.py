@@ -407,6 +407,22 @@ def test_run_missing_video_is_a_one_line_error(tmp_path: Any, capsys: pytest.Cap
     assert capsys.readouterr().err.strip() == f"uno-companion run: video file '{tmp_path / 'nope.mp4'}' does not exist"
 
 
+def test_a_second_companion_on_the_store_is_refused_with_status_2(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # 2, not 1: the systemd unit (RestartPreventExitStatus=2) does not restart into a store in use
+    from companion.backup import StoreLock
+    from companion.cli import main as cli
+
+    db = tmp_path / "games.db"
+    lock = StoreLock(db)
+    assert lock.acquire()
+    try:
+        assert cli(["run", "--camera", "none", "--no-gpio", "--db", str(db), "--port", "8199",
+                    "--config", str(_empty_config(tmp_path))]) == 2
+    finally:
+        lock.release()
+    assert "in use by another companion" in capsys.readouterr().err
+
+
 def test_run_refuses_a_picture_given_as_the_video(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     # one frame would be replayed hundreds of times a second (a core busy, "camera ok" on screen)
     import cv2

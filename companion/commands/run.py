@@ -372,7 +372,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         say: Callable[[str], None]) -> int:
     from companion.referee.service import Referee
     from companion.runner import Companion, EventPump, WebServer
-    from companion.referee.store import EventStore
+    from companion.referee.store import EventStore, StoreError
 
     from companion.backup import Backups, StoreLock
 
@@ -380,7 +380,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     db.parent.mkdir(parents=True, exist_ok=True)
     lock = StoreLock(db)
     if not lock.acquire():
-        raise CompanionError(f"{db} is in use by another companion: stop it, or use another --db")
+        # exit 2 (a store that cannot be used): systemd's unit does not restart into it
+        raise StoreError(f"{db} is in use by another companion: stop it, or use another --db")
     store = EventStore(db)  # a damaged one opens read-only and says so in one line
     backups = Backups(db)
     referee = Referee(store, backups=None if store.read_only else backups)

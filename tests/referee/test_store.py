@@ -376,6 +376,20 @@ def test_restore_refuses_while_a_companion_has_the_store(tmp_path: Path) -> None
     restore(db, backup)
 
 
+def test_the_store_lock_holds_whatever_path_names_the_store(tmp_path: Path) -> None:
+    # two companions given one store by two paths (a symlink) both ran and mixed their games
+    from companion.backup import StoreLock
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    (tmp_path / "link.db").symlink_to(db)
+    first = StoreLock(db)
+    assert first.acquire()
+    assert not StoreLock(tmp_path / "link.db").acquire()
+    assert not StoreLock(tmp_path / "sub" / ".." / "games.db").acquire()
+    first.release()
+
+
 def test_a_store_of_schema_1_gains_request_ids(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)
