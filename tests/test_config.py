@@ -43,7 +43,7 @@ def test_init_writes_a_commented_file_then_refuses_to_overwrite(
     text = path.read_text()
     assert "# BCM pin of the shared UNO! buzzer" in text and "uno_pin = 17" in text
     path.write_text(text.replace("port = 8000", "port = 8080"))
-    assert cli(["init"]) == 1
+    assert cli(["init"]) == 2  # a file in the way, as README's exit statuses say
     assert "already exists" in capsys.readouterr().err
     assert "port = 8080" in path.read_text()  # the edited file is untouched
     assert cli(["init", "--force"]) == 0

@@ -1008,3 +1008,13 @@ def test_a_damaged_store_starts_no_game_and_the_page_still_comes_up(tmp_path: An
     start_table(referee, Config(players=["Ann", "Bob"]), said.append)
     assert len(said) == 1 and "read-only" in said[0] and "uno-companion restore" in said[0]
     assert referee.state["players"] == []
+
+
+def test_buttons_at_the_demo_table_do_not_play_on_its_recorded_game() -> None:
+    from companion.commands.run import _demo_press
+
+    said: list[str] = []
+    press = _demo_press(said.append)
+    press({"type": "draw"})
+    press({"type": "uno"})
+    assert len(said) == 1 and "demo table" in said[0]  # said once, and nothing else happens

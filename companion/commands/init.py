@@ -12,7 +12,9 @@ HELP = "write a configuration file"
 
 
 class ConfigExistsError(CompanionError, FileExistsError):
-    """init would overwrite a configuration someone may have edited."""
+    """init would overwrite a configuration someone may have edited (a file problem: 2)."""
+
+    exit_code = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

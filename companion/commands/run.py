@@ -368,6 +368,18 @@ def main(args: argparse.Namespace) -> int:
     return run(config, kind, spec, truth, args, say)
 
 
+def _demo_press(say: Callable[[str], None]) -> Callable[[dict], None]:
+    """What a button does at the demo table: nothing, said once."""
+    said: list[bool] = []
+
+    def press(event: dict) -> None:
+        if not said:
+            said.append(True)
+            say("gpio: the demo table plays its recorded game; the buttons count at a real game")
+
+    return press
+
+
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
     from companion.referee.service import Referee
@@ -418,7 +430,9 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     if config.gpio.get("enabled", True):
         from hardware import open_hardware
 
-        hardware = open_hardware(config.gpio, config.seats, pump.put, say=say)
+        # the demo table plays its recorded game: a press would throw it off, as a phone's tap would
+        press = pump.put if kind != "demo" else _demo_press(say)
+        hardware = open_hardware(config.gpio, config.seats, press, say=say)
 
     web = None
     try:
