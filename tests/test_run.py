@@ -400,6 +400,24 @@ def test_run_auto_without_a_camera_at_a_set_up_table_lets_the_phones_play(monkey
     assert len(said) == 1 and "phones enter the cards" in said[0] and "--camera demo" in said[0]
 
 
+def test_a_picamera2_that_does_not_load_is_said_not_taken_for_no_camera(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # apt's Picamera2 built against another numpy raises ValueError on import, not ImportError
+    from companion.commands import run as run_command
+    from companion.vision.camera import Picamera2Source, SourceError
+
+    (tmp_path / "picamera2").mkdir()
+    (tmp_path / "picamera2" / "__init__.py").write_text(
+        'raise ValueError("numpy.dtype size changed, may indicate binary incompatibility")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "picamera2", raising=False)
+    monkeypatch.setattr(run_command.Path, "glob", lambda self, pattern: iter(()))  # no /dev/video*
+    said: list[str] = []
+    assert run_command.find_camera(said.append) is None
+    assert len(said) == 1 and "picamera2 does not load (numpy.dtype size changed" in said[0]
+    with pytest.raises(SourceError, match="does not load"):
+        Picamera2Source().open()
+
+
 def test_run_missing_video_is_a_one_line_error(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from companion.cli import main as cli
 

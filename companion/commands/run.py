@@ -71,8 +71,10 @@ def find_camera(say: Callable[[str], None]) -> str | int | None:
 
         if Picamera2.global_camera_info():
             return "picamera"
-    except Exception:
+    except ImportError:
         pass
+    except Exception as exc:  # installed but broken: said, not taken for "no camera"
+        say(f"camera: picamera2 does not load ({exc}): see hardware/README.md, 'The camera does not load'")
     try:
         import cv2
 

@@ -195,6 +195,9 @@ class Picamera2Source:
             raise SourceError(
                 "picamera2 is not installed (on Raspberry Pi OS: sudo apt install python3-picamera2)"
             ) from None
+        except Exception as exc:  # e.g. "numpy.dtype size changed": apt's build against pip's numpy
+            raise SourceError(f"picamera2 is installed but does not load ({exc}): see hardware/README.md, "
+                              f"'The camera does not load'") from None
         try:
             cam = Picamera2(self.camera_num)
             # "RGB888" arrays are laid out B, G, R: exactly what OpenCV expects.
