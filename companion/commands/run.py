@@ -267,7 +267,7 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     names = [p["name"] for p in state.get("players", [])]
     resumable = referee.game_id is not None and state.get("waiting_for") not in ("game", "game_over", None)
     if getattr(referee.store, "read_only", ""):  # a damaged store: the page shows what it can
-        say("game: none started: the store is read-only until a backup is restored (`uno-companion restore`)")
+        say(f"game: none started: {referee.store.read_only}")
         return False
     changed = False
     if resumable and config.players:

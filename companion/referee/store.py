@@ -109,6 +109,11 @@ def decode_line(text: str) -> Line:
     return value if isinstance(value, dict) else text
 
 
+# A sound file on a card that cannot take writes: restoring a backup would only lose events.
+_UNWRITABLE = "cannot be written (the card is full or read-only)"
+_CARD_FIX = "until the card takes writes again (free space, or a card that is not write-protected), then restart"
+
+
 class EventStore:
     """SQLite event log of every game played at this table. Safe to share between threads."""
 
@@ -131,7 +136,7 @@ class EventStore:
             )
         except (OSError, sqlite3.Error) as exc:
             if existed and self.path.is_file():
-                self._open_read_only("cannot be written (a read-only card?)", str(exc))
+                self._open_read_only(_UNWRITABLE, str(exc), _CARD_FIX)
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         try:
@@ -139,7 +144,10 @@ class EventStore:
                 problem = self._quick_check(self._db)
                 if problem:
                     self._db.close()
-                    self._open_read_only("failed its integrity check at start", problem)
+                    if self._reads_sound():  # the card (full, read-only) failed the check, not the file
+                        self._open_read_only(_UNWRITABLE, problem, _CARD_FIX)
+                    else:
+                        self._open_read_only("failed its integrity check at start", problem)
                     return
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=FULL")
@@ -160,7 +168,7 @@ class EventStore:
         except sqlite3.Error as exc:
             self._db.close()
             if existed and _unwritable(exc):
-                self._open_read_only("cannot be written (a read-only card?)", str(exc))
+                self._open_read_only(_UNWRITABLE, str(exc), _CARD_FIX)
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         self.journal_mode = str(mode).lower()
@@ -177,11 +185,26 @@ class EventStore:
         text = " ".join(" ".join(str(r[0]) for r in rows[:3]).split()).replace("*** in database main *** ", "")
         return text[:160] + ("..." if len(text) > 160 else "")
 
-    def _open_read_only(self, why: str, detail: str) -> None:
+    def _reads_sound(self) -> bool:
+        """Whether the file passes quick_check opened for reading only: a full or read-only
+        card fails the first check (SQLite cannot make its side files), not the file."""
+        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+            try:
+                db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
+            except sqlite3.Error:
+                continue
+            try:
+                if self._quick_check(db) == "":
+                    return True
+            finally:
+                db.close()
+        return False
+
+    def _open_read_only(self, why: str, detail: str,
+                        fix: str = "until a backup is restored (`uno-companion restore`)") -> None:
         """Open the file for reading only; every write is refused with `why`. One line says
         so (with SQLite's `detail`), or, where the file cannot even be read, the StoreError."""
-        self.read_only = (f"the event store {self.path.name} {why}: read-only, nothing new is stored "
-                          "until a backup is restored (`uno-companion restore`)")
+        self.read_only = f"the event store {self.path.name} {why}: read-only, nothing new is stored {fix}"
         for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
             try:
                 db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)

@@ -278,7 +278,8 @@ def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp
 
     monkeypatch.setattr("companion.referee.store.sqlite3.connect", read_only_card)
     store = EventStore(path)
-    assert "cannot be written" in store.read_only and "uno-companion restore" in store.read_only
+    # the file is sound: the line says to make the card writable, not to restore an older copy
+    assert "cannot be written" in store.read_only and "uno-companion restore" not in store.read_only
     assert store.events(referee.game_id) == played  # the season can still be seen and exported
     again = Referee(store)
     with pytest.raises(StoreError) as err:
@@ -287,6 +288,37 @@ def test_a_store_on_a_read_only_card_shows_the_season_and_refuses_new_events(tmp
     assert store.events(referee.game_id) == played  # nothing half-written
     said = [r.getMessage() for r in caplog.records if r.name == "companion.referee.store"]
     assert len(said) == 1 and "cannot be written" in said[0]
+
+
+def test_a_full_card_at_start_is_not_taken_for_a_damaged_file(tmp_path: Path, monkeypatch) -> None:
+    # SQLite could not make its side files on a full (or read-only) card, so the first check
+    # failed; the file itself reads back sound: restoring an older backup would lose events
+    import sqlite3
+
+    path = tmp_path / "games.db"
+    EventStore(path).close()
+    real_connect = sqlite3.connect
+
+    class FullCard:
+        def __init__(self, db):
+            self._db = db
+
+        def execute(self, sql, *args):
+            if "quick_check" in sql:
+                raise sqlite3.OperationalError("unable to open database file")
+            return self._db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._db, name)
+
+    def connect(database, *args, **kwargs):
+        db = real_connect(database, *args, **kwargs)
+        return db if kwargs.get("uri") else FullCard(db)
+
+    monkeypatch.setattr("companion.referee.store.sqlite3.connect", connect)
+    store = EventStore(path)
+    assert "full or read-only" in store.read_only and "integrity" not in store.read_only
+    assert "restore" not in store.read_only
 
 
 def test_a_sound_store_passes_the_check(store: EventStore) -> None:
