@@ -178,8 +178,9 @@ def health() -> Any:
     """For a watchdog or a benchmark: open pages, events of the game, whether the store writes."""
     referee = _ext().referee
     store = getattr(referee, "store", None)
-    return jsonify(phones=_ext().hub.phones_connected(), events=len(referee.events),
-                   store="read-only" if getattr(store, "read_only", "") else "ok")
+    # "failing": the last write did not go in (a full card, the file deleted): a watchdog sees it
+    state = "read-only" if getattr(store, "read_only", "") else "failing" if getattr(store, "failing", "") else "ok"
+    return jsonify(phones=_ext().hub.phones_connected(), events=len(referee.events), store=state)
 
 
 @bp.get("/events")

@@ -388,7 +388,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     from companion.runner import Companion, EventPump, WebServer
     from companion.referee.store import EventStore, StoreError
 
-    from companion.backup import Backups, StoreLock
+    from companion.backup import Backups, StoreLock, list_backups
 
     db = config.db_path
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -396,6 +396,9 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     if not lock.acquire():
         # exit 2 (a store that cannot be used): systemd's unit does not restart into it
         raise StoreError(f"{db} is in use by another companion: stop it, or use another --db")
+    if not db.exists() and list_backups(db):  # the store went missing, its backups did not
+        say(f"store: {db} is missing but has backups: a new store is started; "
+            f"`uno-companion restore` brings the newest backup back (stop the companion first)")
     store = EventStore(db)  # a damaged one opens read-only and says so in one line
     backups = Backups(db)
     referee = Referee(store, backups=None if store.read_only else backups)
@@ -492,7 +495,10 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         backups.wait(timeout=10)
         store.close()
         lock.release()
-    say(f"stopped; every event is saved in {db}")
+    if store.failing:  # not "every event is saved" when the last write did not go in
+        say(f"stopped; the last event was not stored: {store.failing}")
+    else:
+        say(f"stopped; every event is saved in {db}")
     return 0
 
 

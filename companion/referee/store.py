@@ -125,6 +125,8 @@ class EventStore:
         self.path = Path(path)
         self._lock = threading.RLock()
         self.read_only: str = ""  # why writes are refused ("" when they are not)
+        self.failing: str = ""  # why the last write failed ("" once one goes in again)
+        self._inode: int | None = None  # the file opened: a write checks it is still the one there
         memory = str(self.path) == ":memory:"
         existed = not memory and self.path.exists()
         try:
@@ -172,6 +174,22 @@ class EventStore:
                 return
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         self.journal_mode = str(mode).lower()
+        if not memory:
+            self._inode = os.stat(self.path).st_ino
+
+    def check_file(self) -> None:
+        """Raise StoreError if the store's file was deleted or replaced under the running
+        companion: SQLite would go on writing into the unlinked file, and every event since
+        would be gone at the next start."""
+        if self._inode is None:
+            return
+        try:
+            same = os.stat(self.path).st_ino == self._inode
+        except OSError:
+            same = False
+        if not same:
+            raise StoreError(f"the event store file {self.path} was deleted or replaced while the companion "
+                             f"ran: nothing more is stored; restart the companion (a backup may hold the game)")
 
     @staticmethod
     def _quick_check(db: sqlite3.Connection) -> str:
@@ -508,14 +526,18 @@ class _Transaction:
     def __enter__(self) -> None:
         if self.store.read_only:
             raise StoreError(f"not stored: {self.store.read_only}")
+        try:
+            self.store.check_file()
+        except StoreError as exc:
+            self.store.failing = str(exc)
+            raise
         self.store._lock.acquire()
         try:
             self.store._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             self.store._lock.release()
-            raise StoreError(
-                f"could not {self.what} in {self.store.path}: {exc}; nothing was changed"
-            ) from None
+            self.store.failing = f"could not {self.what} in {self.store.path}: {exc}; nothing was changed"
+            raise StoreError(self.store.failing) from None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: object) -> None:
@@ -524,6 +546,7 @@ class _Transaction:
             if exc_type is None:
                 try:
                     db.execute("COMMIT")
+                    self.store.failing = ""
                     return
                 except sqlite3.Error as commit_exc:
                     exc = commit_exc
@@ -532,9 +555,8 @@ class _Transaction:
             except sqlite3.Error:
                 pass  # the transaction may already be gone; nothing was committed either way
             if isinstance(exc, (sqlite3.Error, OSError)):
-                raise StoreError(
-                    f"could not {self.what} in {self.store.path}: {exc}; nothing was changed"
-                ) from None
+                self.store.failing = f"could not {self.what} in {self.store.path}: {exc}; nothing was changed"
+                raise StoreError(self.store.failing) from None
         finally:
             self.store._lock.release()
 

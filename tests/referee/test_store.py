@@ -437,3 +437,16 @@ def test_a_store_of_schema_1_gains_request_ids(tmp_path: Path) -> None:
         assert store.events("g1")[0]["type"] == "game"
         store.append("g1", {"type": "deal"}, True, request_id="abc12345")
         assert store.find_request("abc12345")["seq"] == 1
+
+
+def test_a_store_file_deleted_under_the_companion_refuses_events_and_says_so(tmp_path: Path) -> None:
+    # SQLite went on writing into the unlinked file: taps answered, all lost at the next start
+    path = tmp_path / "games.db"
+    referee = Referee(EventStore(path))
+    referee.submit(GAME)
+    for side in ("", "-wal", "-shm"):
+        Path(str(path) + side).unlink(missing_ok=True)
+    with pytest.raises(StoreError, match="deleted or replaced"):
+        referee.submit({"type": "deal", "dealer": "Ann"}, source="host")
+    assert "deleted or replaced" in referee.store.failing
+    assert referee.state["waiting_for"] == "deal"  # the table did not move on an event it lost

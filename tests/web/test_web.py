@@ -709,9 +709,12 @@ def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
         stored = store.events(game.game_id)
     assert refused is not None and "full" in refused.get_json()["error"] and "\n" not in refused.get_json()["error"]
     assert store.events(game.game_id) == stored == game.events  # nothing half-stored, nothing announced
+    # a watchdog asking /api/health hears that the store does not write
+    assert app.test_client().get("/api/health").get_json()["store"] == "failing"
     store._db.execute("PRAGMA max_page_count=1073741823")
     again = ann.post("/api/act", json={"action": "draw"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
     assert again.status_code == 200 and again.headers.get("X-Replayed") is None  # it was never stored
+    assert app.test_client().get("/api/health").get_json()["store"] == "ok"
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
