@@ -120,6 +120,20 @@ class Backups:
         self.error = ""
         self._thread: threading.Thread | None = None
 
+    def at_start(self) -> None:
+        """At start, with the store's lock held (no backup can be under way): sweep copies a
+        power cut left half-made (`.part`, never rotated away), and back up now if the store
+        changed after its newest backup (the backup of the hand that ended as the power went)."""
+        folder = backup_folder(self.db)
+        if not folder.is_dir():
+            return
+        for part in folder.glob(f"{self.db.stem}-*.db.part*"):
+            part.unlink(missing_ok=True)
+        made = list_backups(self.db)
+        files = [p for p in (self.db, Path(str(self.db) + "-wal")) if p.is_file()]
+        if made and files and max(p.stat().st_mtime for p in files) > made[-1].stat().st_mtime:
+            self.request()
+
     def request(self) -> None:
         self._wanted.set()
         with self._lock:

@@ -401,6 +401,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
             f"`uno-companion restore` brings the newest backup back (stop the companion first)")
     store = EventStore(db)  # a damaged one opens read-only and says so in one line
     backups = Backups(db)
+    if not store.read_only:
+        backups.at_start()
     referee = Referee(store, backups=None if store.read_only else backups)
     from companion.config import suggest_passphrase, weak_pin
 

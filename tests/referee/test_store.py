@@ -450,3 +450,28 @@ def test_a_store_file_deleted_under_the_companion_refuses_events_and_says_so(tmp
         referee.submit({"type": "deal", "dealer": "Ann"}, source="host")
     assert "deleted or replaced" in referee.store.failing
     assert referee.state["waiting_for"] == "deal"  # the table did not move on an event it lost
+
+
+def test_a_backup_cut_off_by_a_power_cut_is_swept_and_made_again_at_start(tmp_path: Path) -> None:
+    import os
+
+    from companion.backup import Backups, backup_folder, list_backups, make_backup
+
+    db = tmp_path / "games.db"
+    referee = Referee(EventStore(db))
+    referee.submit(GAME)
+    first = make_backup(db)
+    os.utime(first, (first.stat().st_mtime - 60,) * 2)
+    referee.submit({"type": "deal", "dealer": "Ann"})  # the hand went on after that backup
+    part = backup_folder(db) / "games-20261126-001302.db.part"
+    part.write_bytes(b"x" * 4096)
+    (backup_folder(db) / "games-20261126-001302.db.part-journal").write_bytes(b"x")
+    backups = Backups(db)
+    backups.at_start()
+    backups.wait()
+    assert not list(backup_folder(db).glob("*.part*"))
+    assert len(list_backups(db)) == 2 and backups.made  # the lost hand's backup, made now
+    again = Backups(db)
+    again.at_start()
+    again.wait()
+    assert again.made == []  # nothing changed since: no backup for nothing
