@@ -513,7 +513,7 @@ def load_config(path: str | Path | None = None) -> Config:
             raise InputFileError(f"{target}: no such configuration file (write one with `uno-companion init --path {target}`)")
         return Config()
     try:
-        text = target.read_text(encoding="utf-8")
+        text = target.read_text(encoding="utf-8-sig")  # a Windows editor's byte-order mark is no mistake
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{target}: cannot read the configuration: {exc}") from None
     config = parse_config(text, name=str(target))
@@ -540,6 +540,9 @@ def apply_overrides(config: Config, **flags: Any) -> Config:
             try:
                 config.players = _players(value)
             except ValueError as exc:
+                if "list of names" in str(exc):  # the command line's own way to write it
+                    raise ConfigError(f"--players takes names apart with commas, e.g. Ann,Bob,Cy "
+                                      f"(an empty name in {','.join(value)!r})") from None
                 raise ConfigError(f"--players {exc}") from None
         elif hasattr(config, name):
             setattr(config, name, value)

@@ -312,8 +312,15 @@ class WebServer:
         try:
             self.server = Server(self.app, self.host, self.port, workers=self.threads)
         except OSError as exc:
-            error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
-                                   "(another companion running? choose another with --port)")
+            import errno
+            import socket
+
+            if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:  # the address, not the port
+                error = CompanionError(f"cannot serve the phone page on {self.host}: {exc.strerror or exc} "
+                                       "(--host takes an address of this machine, or 0.0.0.0 for all)")
+            else:
+                error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
+                                       "(another companion running? choose another with --port)")
             error.exit_code = 2
             raise error from None
         self.port = self.server.port

@@ -206,3 +206,16 @@ def test_config_teams_need_four_or_six_players() -> None:
         parse_config('players = ["Ann", "Bob", "Cy"]\n[rules]\nteams = true\n')
     assert str(info.value) == ("config.toml line 3: rule teams needs 4 or 6 players (2 vs 2 or "
                                "3 vs 3, partners seated alternately), not 3")
+
+
+def test_a_configuration_saved_with_a_byte_order_mark_reads(tmp_path) -> None:
+    # a Windows editor's UTF-8 with BOM: "not valid TOML ... at line 1, column 1" before
+    path = tmp_path / "config.toml"
+    path.write_bytes('\ufeffplayers = ["Ann", "Bob"]\n'.encode("utf-8"))
+    assert load_config(path).players == ["Ann", "Bob"]
+
+
+def test_players_on_the_command_line_are_explained_in_its_own_syntax() -> None:
+    with pytest.raises(ConfigError) as err:
+        apply_overrides(Config(), players=["Ann", "", "Bob"])
+    assert "Ann,Bob,Cy" in str(err.value) and "[" not in str(err.value)

@@ -313,6 +313,10 @@ def test_web_server_serves_and_stops_and_a_busy_port_is_one_line() -> None:
     with socket.socket() as probe:  # the port is free again
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does on restart
         probe.bind(("127.0.0.1", server.port))
+    # a mistyped --host is said to be the address, not a busy port
+    for host in ("999.1.1.1", "10.255.255.254"):
+        with pytest.raises(CompanionError, match=f"on {host}: .*--host takes an address"):
+            WebServer(app, host, 0).start()
 
 
 def test_vision_loop_thins_frames_to_max_fps() -> None:

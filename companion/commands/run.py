@@ -468,7 +468,9 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
             from web.lan import lan_ip
 
             url = f"http://{lan_ip() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
-            say(f"uno-companion: phone page on http://localhost:{web.port} and {url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
+            # this machine's own name for it only where the server listens on every address
+            here = f"http://localhost:{web.port} and " if config.host in ("0.0.0.0", "::") else ""
+            say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
             link = host_link(web.app, url)
             if args.bench is None:
                 print_join(url, say)
