@@ -221,6 +221,14 @@ def test_a_league_of_three_games_on_the_league_tab(server, browser):
     leader = want["table"][0]
     expect(standings.locator("#lgchart svg")).to_contain_text(f"{leader['player']} {leader['victory_points']}")
     expect(standings.locator("#lglist li")).to_have_count(3)
+    # the TV shows the open league's table under the game's: the evening's standings on the wall
+    tv = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    tv.goto(url + "/tv")
+    expect(tv.locator("#tvlgname")).to_have_text(t("tv.league", "en", {"name": "Thursday club", "n": 3}))
+    expect(tv.locator("#tvlgrows tr")).to_have_count(len(want["table"]))
+    expect(tv.locator("#tvlgrows tr").first.locator("td").nth(1)).to_have_text(leader["player"])
+    assert tv.evaluate("document.querySelector('.qr').getBoundingClientRect().bottom <= window.innerHeight")
+    tv.context.close()
     # a game cut off by a new one: the host is told it will not count; the tab says so too
     for ev in ({"type": "game", "players": ["Ann", "Bob"]}, {"type": "deal", "dealer": "Bob"}):
         referee.submit(ev, source="host")

@@ -423,7 +423,22 @@ function showLeague(d) {
   d.games.forEach((g, i) => ol.appendChild(el("li", t("st.league_game", { n: i + 1, names: g.placings.map(p => p + " +" + (g.victory_points[p] || 0)).join(", ") }))));
 }
 
-function renderTv() { renderPlayers(); renderTotals(); }
+function renderTv() { renderPlayers(); renderTotals(); loadTvLeague(); }
+// League night on the TV: the open league's table under the game's (fetched when a game ends)
+let tvLeagueKey = null;
+function loadTvLeague() {
+  const key = String(!!S && S.waiting_for === "game_over");
+  if (!$("tvleague") || tvLeagueKey === key) return;
+  tvLeagueKey = key;
+  fetch("/api/league/newest").then(r => r.ok ? r.json() : null).then(d => {
+    const show = !!d && !d.league.closed && d.games.length > 0;
+    $("tvleague").hidden = !show;
+    if (!show) return;
+    $("tvlgname").textContent = t("tv.league", { name: d.league.name, n: d.games.length });
+    const tb = $("tvlgrows"); tb.innerHTML = "";
+    d.table.forEach(r => { const tr = el("tr"); [[r.rank, "num"], [r.player, ""], [r.victory_points, "num"]].forEach(([v, c]) => tr.appendChild(el("td", String(v), c))); tb.appendChild(tr); });
+  }).catch(() => { });
+}
 
 // -- host ---------------------------------------------------------------------------------
 function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v = s.value; s.innerHTML = ""; (keep || []).forEach(o => s.appendChild(o)); items.forEach(([val, label]) => { const o = el("option", label); o.value = val; s.appendChild(o); }); if ([...s.options].some(o => o.value === v)) s.value = v; }
