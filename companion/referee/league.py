@@ -99,8 +99,13 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
             series[name].append(running[name])
     table = sorted(rows.values(), key=lambda r: (-r["victory_points"], -r["games_won"],
                                                  -r["game_points"], r["player"]))
-    for rank, row in enumerate(table, 1):
-        row["rank"] = rank
+    # players level on every count share a place (sports-table style: 1, 2, 2, 4); the name
+    # only orders the rows
+    def level(row: dict[str, Any]) -> tuple[int, int, int]:
+        return row["victory_points"], row["games_won"], row["game_points"]
+
+    for i, row in enumerate(table):
+        row["rank"] = table[i - 1]["rank"] if i and level(row) == level(table[i - 1]) else i + 1
     return {"table": table, "games": played, "series": series, "unfinished": unfinished,
             "victory_points": list(victory_points)}
 

@@ -57,6 +57,14 @@ def test_league_ties_go_to_games_won_then_game_points():
     assert [r["rank"] for r in table["table"]] == [1, 2]
 
 
+def test_players_level_on_every_count_share_a_place():
+    # the last tie-break ran out: ranked 2 and 3 by name before, with nothing between them
+    games = [("g1", result(["Ann", "Bob", "Cid"], {"Ann": 30, "Bob": 0, "Cid": 0})),
+             ("g2", result(["Ann", "Cid", "Bob"], {"Ann": 30, "Bob": 0, "Cid": 0}))]
+    table = standings(games, [12, 6, 2])
+    assert [(r["rank"], r["player"]) for r in table["table"]] == [(1, "Ann"), (2, "Bob"), (2, "Cid")]
+
+
 def test_two_winner_preset_and_places_past_the_list_score_zero():
     assert parse_victory_points("two_winners") == [10, 6, 4, 0]
     table = standings([("g", result(list("ABCDEF"), {}))], [12, 6])
