@@ -21,6 +21,7 @@ from dataclasses import fields
 from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee.service import RequestIdError
+from companion.referee.effects import all_effects
 from companion.referee.rules import Rules
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
@@ -28,6 +29,7 @@ from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_h
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger("companion.web")
+_DRAWS_UNTIL = frozenset(e.symbol for e in all_effects() if e.draws_until)  # cards whose draws nobody counts
 
 
 class BadRequest(Exception):
@@ -312,7 +314,10 @@ def act() -> Any:
         # a typo guard: no more than the cards the referee counts in this hand can score
         held = next((int(p.get("cards") or 0) for p in state.get("players") or [] if p.get("name") == me), 0)
         most = held * _card_points(state)[0]
-        if points > most and me != state.get("hand_winner"):  # (the winner hears that they won)
+        # a last Wild Draw Colour (or Dementor) had the next player draw until a colour: cards
+        # the referee never counted, so no cap
+        drew_unseen = state.get("top") in _DRAWS_UNTIL
+        if points > most and me != state.get("hand_winner") and not drew_unseen:  # (the winner hears that they won)
             raise BadRequest(f"{points} points is more than {held} cards can hold (at most {most}): "
                              "if you hold more, the host enters your points", "err.points_over_hand",
                              n=held, most=most)

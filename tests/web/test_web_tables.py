@@ -182,3 +182,21 @@ def test_qr_code_is_dark_on_white_with_a_quiet_zone():
     xs = [int(x) for x in re.findall(r"M(\d+),", path)]
     ys = [int(y) for y in re.findall(r"M\d+,(\d+)", path)]
     assert min(xs) == 4 and min(ys) == 4 and max(xs) == size - 5  # four light modules around
+
+
+def test_points_after_a_last_wild_draw_colour_are_not_capped_by_uncounted_cards(tmp_path):
+    # the next player drew until a colour: cards the referee never counted; the phone's typo
+    # guard (at most a wild's worth a tracked card) sent them to the host for points they hold
+    app, referee, host, seat = _table(tmp_path, "none")
+    for event in ({"type": "game", "players": ["Ann", "Bob"], "rules": {"deck": "flip", "hand_size": 2}},
+                  {"type": "deal", "dealer": "Bob"}, {"type": "flip", "card": "red_5"},
+                  {"type": "uno", "player": "Ann"}, {"type": "play", "card": "red_flip"},
+                  {"type": "flip", "card": "orange_3"}, {"type": "uno", "player": "Bob"},
+                  {"type": "play", "card": "orange_4"},
+                  {"type": "play", "card": "wild_draw_colour", "color": "pink"}):
+        assert all(n["kind"] != "rejected" for n in referee.submit(event, source="host")), event
+    state = referee.state
+    assert state["waiting_for"] == "scores" and state["hand_winner"] == "Ann"
+    assert seat["Bob"].post("/api/seat", json={"player": "Bob"}).status_code == 200
+    assert seat["Bob"].post("/api/act", json={"action": "points", "points": 140}).status_code == 200
+    assert referee.state["history"][0]["points"]["Ann"] == 140
