@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, log_in_host, served  # noqa: E402
+from browser_support import MARKS, chromium, confirm, log_in_host, served  # noqa: E402
 
 pytestmark = MARKS
 PIN = "1357"
@@ -63,6 +63,7 @@ def _sit(page, name):
 def _leave(page):
     """Give the seat back, so the next test's phone may take it."""
     page.click("#leave")
+    confirm(page)  # asked first: a stray tap does not give a seat away
     expect(page.locator("#pick")).to_be_visible()
 
 

@@ -92,9 +92,10 @@ async function post(url, body, done, doneArgs) {
   } else if (done) {
     // what the referee answered (a catch that hit, a challenge judged) says more than "sent"
     const news = (data.notices || []).filter(n => n.kind !== "rejected").map(n => said(n.say)).filter(Boolean);
-    if (news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points", "done.undo"].includes(done)) toast(news.join(" · "));
+    const wrong = (data.notices || []).some(n => n.kind === "illegal_play");  // taken in, but a wrong card: not a success
+    if (news.length && ["done.catch", "done.challenge", "done.guilty", "done.innocent", "done.reveal", "done.points_host", "done.points", "done.undo"].includes(done)) toast(news.join(" · "), wrong);
     // a card laid: it went in, and what the referee said of it (a wrong card, a forgotten UNO!)
-    else toast([t(done, doneArgs), ...(["done.play", "done.host_card", "done.flip"].includes(done) ? news : [])].join(" · "));
+    else toast([t(done, doneArgs), ...(["done.play", "done.host_card", "done.flip"].includes(done) ? news : [])].join(" · "), wrong);
   }
   return { ok: r.ok, data };
 }
@@ -162,7 +163,8 @@ function renderCommon() {
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
   if ($("pending")) $("pending").textContent = S.pending_draw ? t("tbl.pending", { n: S.pending_draw }) : "";
-  if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).slice(-8).reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-" + n.kind))); }
+  // the feed: what the table needs to hear (a catch that hit nobody is the catcher's alone)
+  if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).filter(n => !(n.kind === "catch_void" && !n.player)).slice(-8).reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-" + n.kind))); }
 }
 
 // the team a player sits in (`teams` option), or undefined
@@ -208,11 +210,15 @@ function picker(box, onChange) {
   const row1 = el("div", undefined, "btns colours"), row2 = el("div", undefined, "btns symbols"), hint = el("p", t("pick.none"), "help");
   box.append(row1, row2, hint);
   const draw = () => {
+    // the buttons are drawn again: a keyboard's place among them is kept, not dropped to the page
+    const at = box.contains(document.activeElement) ? document.activeElement.dataset : null;
+    const focus = at && (at.pick ? `[data-pick="${at.pick}"]` : at.card ? `[data-card="${at.card}"]` : null);
     row1.innerHTML = ""; row2.innerHTML = "";
     const d = deckCards(); sig = JSON.stringify(d);
     d.colours.concat(["wild"]).forEach(c => {
       const b = el("button", c === "wild" ? t("pick.wild") : t("color." + c), "c-" + c + (colour === c ? " on" : ""));
-      b.type = "button"; b.dataset.pick = c; b.onclick = () => { colour = c; card = null; draw(); onChange(null); }; row1.appendChild(b);
+      b.type = "button"; b.dataset.pick = c; b.setAttribute("aria-pressed", String(colour === c));
+      b.onclick = () => { colour = c; card = null; draw(); onChange(null); }; row1.appendChild(b);
     });
     if (!colour) { hint.hidden = false; return; }
     hint.hidden = true;
@@ -220,8 +226,10 @@ function picker(box, onChange) {
     names.forEach(n => {
       const label = colour === "wild" ? cardName(n) : (/^\d$/.test(n.slice(colour.length + 1)) ? n.slice(colour.length + 1) : T["sym." + n.slice(colour.length + 1)]);
       const b = el("button", label, "sym c-" + colour + (card === n ? " on" : "")); b.type = "button"; b.dataset.card = n;
+      b.setAttribute("aria-label", cardName(n)); b.setAttribute("aria-pressed", String(card === n));  // "green 5", not "5"
       b.onclick = () => { card = n; draw(); onChange(n); }; row2.appendChild(b);
     });
+    if (focus && box.querySelector(focus)) box.querySelector(focus).focus();
   };
   draw();
   return {
@@ -242,8 +250,11 @@ function renderSeat() {
   if (me && !(S.players || []).some(p => p.name === me)) me = "";
   seatGame = me ? S.game_id : null;
   $("pick").hidden = !!me; $("mine").hidden = !me;
-  const names = $("names"); names.innerHTML = "";
-  (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
+  const names = $("names"), who = JSON.stringify((S.players || []).map(p => p.name));
+  if (names.dataset.sig !== who) {  // drawn again only when the names change: a keyboard's place stays
+    names.dataset.sig = who; names.innerHTML = "";
+    (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
+  }
   $("noplayers").hidden = !!(S.players || []).length;
   if (!me) return;
   const mine = (S.players || []).find(p => p.name === me);
@@ -259,7 +270,10 @@ function renderSeat() {
   const standing = w === "take_back" && S.stands_for === me;
   $("turnbtns").hidden = demo || !((myTurn && w === "play") || standing) || owe || second;
   // no pass while a wrong card may stand (play or draw on it) or a stack waits (answer or take it)
-  $("turnbtns").querySelector("[data-act=pass]").hidden = standing || S.pending_draw > 0;
+  // and no pass before drawing, unless nothing can be drawn (an empty pile, the hand limit)
+  const limit = S.rules && S.rules.hand_limit, full = !!limit && !!mine && mine.cards + 1 > limit;
+  const empty = (S.draw_pile || 0) + Math.max((S.discard_pile || 0) - 1, 0) === 0;
+  $("turnbtns").querySelector("[data-act=pass]").hidden = standing || S.pending_draw > 0 || !(S.drawn || full || empty);
   // UNO! and Catch belong to a hand in play, not to the scores or the wait for a deal
   if ($("unobtns")) $("unobtns").hidden = demo || !IN_HAND.includes(w) || w === "flip";
   if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
@@ -290,8 +304,11 @@ function renderSeat() {
     seatPick.sync();
     if (!seatPick.get()) { $("playcard").disabled = true; $("playcard").textContent = t("err.pick_card"); }
   }
-  const tb = $("targetbtns"); tb.innerHTML = "";
-  (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }, "done.target", { player: p.name }); tb.appendChild(b); });
+  const tb = $("targetbtns"), others = JSON.stringify((S.players || []).filter(p => p.name !== me).map(p => p.name));
+  if (tb.dataset.sig !== others) {
+    tb.dataset.sig = others; tb.innerHTML = "";
+    (S.players || []).filter(p => p.name !== me).forEach(p => { const b = el("button", p.name); b.onclick = () => post("/api/act", { action: "target", player: p.name }, "done.target", { player: p.name }); tb.appendChild(b); });
+  }
   const nocam = mode === "none";
   let prompt = "";
   if (flipping && S.turned_by) prompt = t(nocam ? "prompt.turned" : "prompt.turned_cam");
@@ -312,7 +329,8 @@ function renderSeat() {
   else if (teamWon) prompt = t("prompt.team_won", { player: S.hand_winner });
   else if (scoring) prompt = t("prompt.scores");
   else if (scored) prompt = t("prompt.scores_done");
-  $("prompt").textContent = demo ? "" : prompt;
+  // a live region: a screen reader hears this phone's own prompt ("Your turn"), said once
+  if ($("prompt").textContent !== (demo ? "" : prompt)) $("prompt").textContent = demo ? "" : prompt;
 }
 
 function pointsOf(e, name) { return (e.points || {})[name] || 0; }
@@ -582,7 +600,7 @@ on("drewform", "submit", async (e) => {
 });
 on("reflectbtn", "click", () => post("/api/act", { action: "play", card: "mario_reflect" }, "done.reflect"));
 on("nosecond", "click", () => post("/api/act", { action: "pass" }, "done.no_second"));
-on("leave", "click", async () => { await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
+on("leave", "click", async () => { if (!(await ask(t("confirm.leave", { player: me })))) return; await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
 on("playcard", "click", async () => {
   if (view === "seat") {
     const c = seatPick && seatPick.get(); if (!c) return;

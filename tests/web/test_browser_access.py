@@ -1,0 +1,112 @@
+"""Real-browser checks for players who use a keyboard, a screen reader or weak eyes (Debian
+Chromium): a keyboard's place survives the live updates, the card picker says what is
+picked, the phone's own prompt is a live region, a wrong card is not shown as a success, the
+coloured buttons keep 4.5:1 contrast, and each view has its own title."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+from browser_support import MARKS, chromium, served, take_seat  # noqa: E402
+from web.i18n import t  # noqa: E402
+
+pytestmark = MARKS
+PHONE = {"width": 412, "height": 915}
+PLAYERS = ["Ann", "Bob", "Cat"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as (_, b):
+        yield b
+
+
+@pytest.fixture
+def table(tmp_path):
+    with served(tmp_path, {"HOST_PIN": "2468", "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Cat"},
+                      {"type": "flip", "card": "red_5"}):
+            referee.submit(event, source="host")
+        yield url, referee
+
+
+def _phone(browser, url, path="/seat"):
+    page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    page.goto(url + path)
+    return page
+
+
+def _focused(page):
+    return page.evaluate("({pick: document.activeElement.dataset.pick || null, card: document.activeElement.dataset.card || null,"
+                         " text: document.activeElement.textContent, pressed: document.activeElement.getAttribute('aria-pressed'),"
+                         " label: document.activeElement.getAttribute('aria-label')})")
+
+
+def test_the_card_picker_keeps_the_keyboard_in_place_and_says_what_is_picked(browser, table):
+    url, _ = table
+    ann = take_seat(_phone(browser, url), "Ann")
+    expect(ann.locator("#cardpick")).to_be_visible()
+    ann.locator("#cardpick [data-pick=red]").focus()
+    ann.keyboard.press("Enter")  # the buttons are drawn again: the focus stays on red, now pressed
+    assert _focused(ann)["pick"] == "red" and _focused(ann)["pressed"] == "true"
+    seven = ann.locator("#cardpick [data-card=red_7]")
+    expect(seven).to_have_attribute("aria-label", "red 7")  # not "7" alone
+    seven.focus()
+    ann.keyboard.press("Space")
+    assert _focused(ann)["card"] == "red_7" and _focused(ann)["pressed"] == "true"
+    expect(ann.locator("#playcard")).to_be_enabled()
+
+
+def test_a_live_update_does_not_take_the_keyboard_off_a_name(browser, table):
+    url, referee = table
+    page = _phone(browser, url)
+    page.locator("#names button", has_text="Bob").focus()
+    referee.submit({"type": "play", "card": "red_draw_two"}, source="host")  # the table moves on, said in the feed
+    expect(page.locator("#notices li").first).to_be_visible()
+    assert page.evaluate("document.activeElement.textContent") == "Bob"
+
+
+def test_the_phones_own_prompt_is_a_live_region_and_a_wrong_card_is_no_success(browser, table):
+    url, referee = table
+    ann = take_seat(_phone(browser, url), "Ann")
+    prompt = ann.locator("#prompt")
+    expect(prompt).to_have_attribute("aria-live", "polite")
+    expect(prompt).to_have_text(t("prompt.play_nocam", "en"))
+    ann.locator("#cardpick [data-pick=blue]").click()
+    ann.locator("#cardpick [data-card=blue_3]").click()
+    ann.click("#playcard")  # blue 3 on red 5: taken in, and wrong
+    expect(ann.locator("#toast")).to_have_class(re.compile(r"\bbad\b"))
+    assert ann.evaluate("getComputedStyle(document.querySelector('#toast'), '::before').content") == '"⚠ "'
+
+
+def _contrast(page, selector):
+    """WCAG contrast of a button's text against its background (both solid)."""
+    return page.evaluate("""(sel) => {
+        const s = getComputedStyle(document.querySelector(sel));
+        const lum = (c) => { const v = c.match(/\\d+/g).slice(0, 3).map(Number).map(x => x / 255)
+            .map(x => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+            return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+        const [a, b] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05); }""", selector)
+
+
+def test_coloured_buttons_keep_text_readable_and_each_view_has_its_title(browser, table):
+    url, referee = table
+    ann = take_seat(_phone(browser, url), "Ann")
+    for colour in ("red", "yellow", "green", "blue", "wild"):
+        assert _contrast(ann, f"#cardpick [data-pick={colour}]") >= 4.5, colour
+    ann.evaluate("""() => ['pink', 'teal', 'orange', 'purple'].forEach(c => {
+        const b = document.createElement('button'); b.className = 'c-' + c; b.id = 'probe-' + c; b.textContent = c;
+        document.body.appendChild(b); })""")
+    for colour in ("pink", "teal", "orange", "purple"):  # UNO Flip's dark side
+        assert _contrast(ann, f"#probe-{colour}") >= 4.5, colour
+    titles = set()
+    for path in ("/", "/seat", "/standings", "/host"):
+        page = _phone(browser, url, path)
+        titles.add(page.title())
+        page.context.close()
+    assert len(titles) == 4
