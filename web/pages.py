@@ -18,7 +18,9 @@ VIEWS = ("table", "seat", "standings", "host", "tv")
 
 
 def _url() -> str:
-    return current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
+    """The way in for a player: the seat page (the table's own view only watches)."""
+    base = current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
+    return base.rstrip("/") + "/seat"
 
 
 def page_lang() -> str:

@@ -473,7 +473,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
             say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
             link = host_link(web.app, url)
             if args.bench is None:
-                print_join(url, say)
+                print_join(url.rstrip("/") + "/seat", say)  # a player's way in: the seat page
                 if link:
                     print_join(link, say, "host: open {url} once on the host's phone to log in as host "
                                           "(one use, for an hour), or scan:")

@@ -237,7 +237,7 @@ def test_no_broken_card_image_and_the_tv_view(server, browser):
     expect(tv.locator("#turn")).to_have_text(t("phase.play", "en", {"player": "Ada"}))
     expect(tv.locator("#players li")).to_have_count(4)
     expect(tv.locator("#totals tr")).to_have_count(4)
-    expect(tv.locator(".join .link")).to_have_text("http://192.168.1.20:8000/")
+    expect(tv.locator(".join .link")).to_have_text("http://192.168.1.20:8000/seat")  # the way in: a seat
     assert tv.evaluate("document.querySelector('.qr img').naturalWidth > 0")
     assert tv.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     # the way in is on the screen, not pushed below it by the feed
