@@ -110,3 +110,15 @@ def test_coloured_buttons_keep_text_readable_and_each_view_has_its_title(browser
         titles.add(page.title())
         page.context.close()
     assert len(titles) == 4
+
+
+def test_the_standings_tabs_answer_the_arrow_keys(browser, table):
+    url, _ = table
+    page = _phone(browser, url, "/standings")
+    page.locator("#tab-game").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#tab-league")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#leaguetab")).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "tab-league"
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#gametab")).to_be_visible()

@@ -890,5 +890,12 @@ on("zonessave", "click", async () => {
 });
 on("tab-game", "click", () => showTab("game"));
 on("tab-league", "click", () => showTab("league"));
+// the tab pattern's keys: arrows move between the two tabs (and show them)
+["tab-game", "tab-league"].forEach(id => on(id, "keydown", (e) => {
+  if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+  e.preventDefault(); const to = id === "tab-game" ? "league" : "game";
+  const which = e.key === "Home" ? "game" : e.key === "End" ? "league" : to;
+  showTab(which); $("tab-" + which).focus();
+}));
 if ($("tab-league") && location.hash === "#league") showTab("league");
 connect();
