@@ -1,12 +1,13 @@
 """The UNO! buzzer and the Draw/Pass button: GPIO presses in, table events out.
 
 Every handler only hands a table event to `submit` (the runner passes a queue's `put`), so
-the GPIO driver's thread never waits on the referee. Bounce is guarded in software: a press
-within `debounce_ms` of the last accepted press on the same button is ignored. The clock is
-injectable so tests can step time (gpiozero's MockFactory does not simulate bounce).
+the GPIO driver's thread never waits on the referee. Bounce is guarded in software, on both
+edges (`Debouncer`). The clock is injectable so tests can step time (gpiozero's MockFactory
+does not simulate bounce).
 """
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable
 
@@ -16,44 +17,75 @@ Clock = Callable[[], float]
 Submit = Callable[[dict], None]
 
 
+def _later(delay: float, fn: Callable[[], None]) -> None:
+    timer = threading.Timer(delay, fn)
+    timer.daemon = True
+    timer.start()
+
+
 class Debouncer:
     """One switch's contact, debounced on both edges.
 
     A press counts when the switch is up and has been up for `ms` milliseconds: a bounce as
     the switch is let go (a fresh contact 2 ms after the release), or a second tap sooner
-    than that, is not a new press. A release counts once the press is `SETTLE_S` old: the
-    contact bouncing as it closes (down, up, down within a few ms) is one press, not a tap.
+    than that, is not a new press. A release sooner than `SETTLE_S` after the press may be
+    the contact bouncing as it closes: it counts once the contact has stayed open that long
+    (checked on a timer, or at the next edge), and is forgotten if the contact closes again
+    first, so a bouncy press is one press and a very short tap still ends. `ended(held)` is
+    called when a counted press ends.
     """
 
-    # Mechanical switches settle within a few milliseconds; no finger lets go in 20.
+    # Mechanical switches settle within a few milliseconds; 20 ms covers cheap ones too.
     SETTLE_S = 0.02
 
-    def __init__(self, ms: int, clock: Clock = time.monotonic) -> None:
+    def __init__(self, ms: int, clock: Clock = time.monotonic,
+                 ended: Callable[[float], None] | None = None,
+                 schedule: Callable[[float, Callable[[], None]], None] = _later) -> None:
         self.seconds = ms / 1000.0
         self.clock = clock
+        self.ended = ended
+        self._schedule = schedule
+        self._lock = threading.Lock()
         self._down_at: float | None = None  # the counted press still held
         self._up_at: float | None = None  # the last time the contact opened
+        self._maybe_up: float | None = None  # a release too soon to tell from a bounce
 
     def accept(self) -> bool:
         """The contact closed: whether this is a new press."""
-        now = self.clock()
-        if self._down_at is not None:  # still held: the closing contact bounced
-            return False
-        if self._up_at is not None and now - self._up_at < self.seconds:
-            return False
-        self._down_at = now
-        return True
+        with self._lock:
+            now = self.clock()
+            if self._maybe_up is not None and now - self._maybe_up >= self.SETTLE_S:
+                self._end(self._maybe_up)  # that release was real (its timer has not run yet)
+            if self._down_at is not None:  # still held: the closing contact bounced
+                self._maybe_up = None
+                return False
+            if self._up_at is not None and now - self._up_at < self.seconds:
+                return False
+            self._down_at = now
+            return True
 
-    def release(self) -> float | None:
-        """The contact opened: how long the counted press was held, or None (a bounce)."""
-        now = self.clock()
-        if self._down_at is None:  # the end of a bounce or of an uncounted tap
-            self._up_at = now
-            return None
-        if now - self._down_at < self.SETTLE_S:
-            return None
-        held, self._down_at, self._up_at = now - self._down_at, None, now
-        return held
+    def release(self) -> None:
+        """The contact opened."""
+        with self._lock:
+            now = self.clock()
+            if self._down_at is None:  # the end of a bounce or of an uncounted tap
+                self._up_at = now
+                return
+            if now - self._down_at < self.SETTLE_S:
+                self._maybe_up = now
+                self._schedule(self.SETTLE_S, lambda: self._settled(now))
+                return
+            self._end(now)
+
+    def _settled(self, at: float) -> None:
+        with self._lock:
+            if self._maybe_up == at:  # the contact stayed open: the press really ended
+                self._end(at)
+
+    def _end(self, at: float) -> None:
+        held, self._down_at, self._maybe_up, self._up_at = at - (self._down_at or at), None, None, at
+        if self.ended is not None:
+            self.ended(held)
 
 
 def _button(pin: int, pin_factory: Any) -> Button:
@@ -137,8 +169,9 @@ class DrawPassButtons:
                 self.buttons["pass"].when_pressed = self._simple({"type": "pass"}, pass_contact)
                 self.buttons["pass"].when_released = pass_contact.release
             else:
+                draw_contact.ended = self._press_ended
                 self.buttons["draw"].when_pressed = draw_contact.accept
-                self.buttons["draw"].when_released = self._press_ended(draw_contact)
+                self.buttons["draw"].when_released = draw_contact.release
         except Exception:
             self.close()
             raise
@@ -150,13 +183,8 @@ class DrawPassButtons:
 
         return pressed
 
-    def _press_ended(self, contact: Debouncer) -> Callable[[], None]:
-        def released() -> None:
-            held = contact.release()  # None: a bounce, or the end of a press that did not count
-            if held is not None:
-                self._submit({"type": "pass"} if held >= self.long_press else {"type": "draw"})
-
-        return released
+    def _press_ended(self, held: float) -> None:
+        self._submit({"type": "pass"} if held >= self.long_press else {"type": "draw"})
 
     def close(self) -> None:
         for button in self.buttons.values():

@@ -2,6 +2,8 @@
 the referee. The pin factory is passed to every device, never set class-wide."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -37,17 +39,26 @@ def press(factory: MockFactory, pin: int) -> None:
 
 
 def test_debouncer_counts_a_press_after_the_switch_was_up_for_the_window(clock: Clock) -> None:
-    debouncer = Debouncer(200, clock)
+    ended: list[float] = []
+    debouncer = Debouncer(200, clock, ended=ended.append, schedule=lambda delay, fn: None)
     seen = [debouncer.accept()]
     clock.advance(0.1)
-    held = debouncer.release()
+    debouncer.release()
     for step in (0.05, 0.1, 0.06, 0.3):
         clock.advance(step)
         seen.append(debouncer.accept())
         debouncer.release()
     # up at 0.1; 0.05 after it is bounce, then each tap sooner than 0.2 after the last
     # opening is too; 0.3 after the last one is a new press
-    assert held == pytest.approx(0.1) and seen == [True, False, False, False, True]
+    assert ended[0] == pytest.approx(0.1) and seen == [True, False, False, False, True]
+
+
+def _soon(check, seconds: float = 2.0) -> None:
+    """Until `check()` holds: a release shorter than the settle time ends on a real timer."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
 
 
 def _edges(factory: MockFactory, pin: int, clock: Clock, *steps: tuple[int, float]) -> None:
@@ -222,3 +233,20 @@ def test_led_flash_in_background_returns_to_the_window_light(factory: MockFactor
     assert [s.state for s in pin.states].count(True) >= 7  # six flashes, then lit for Ann's window
     assert lights.led_lit
     lights.close()
+
+
+def test_a_very_short_tap_still_counts_and_does_not_leave_the_button_held(factory: MockFactory, clock: Clock) -> None:
+    # a 10 ms tap: its release could not be told from a bounce at once; it must still end the
+    # press (it was left "held", and the next tap, 5 s later, became a pass)
+    events: list[dict] = []
+    DrawPassButtons(events.append, factory, draw_pin=23, long_press=1.0, clock=clock)
+    _edges(factory, 23, clock, (0, 0.01), (1, 5.0))
+    _soon(lambda: events == [{"type": "draw"}])
+    _edges(factory, 23, clock, (0, 0.1), (1, 0))
+    assert events == [{"type": "draw"}, {"type": "draw"}]
+    calls: list[dict] = []
+    UnoButtons(calls.append, factory, shared_pin=17, clock=clock)
+    _edges(factory, 17, clock, (0, 0.01), (1, 5.0))
+    time.sleep(0.05)
+    _edges(factory, 17, clock, (0, 0.1), (1, 0))
+    assert calls == [{"type": "uno"}, {"type": "uno"}]
