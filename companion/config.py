@@ -127,8 +127,10 @@ def _players(value: Any) -> list[str]:
     names = [p.strip() for p in value]
     if names and not 2 <= len(names) <= 10:
         raise ValueError("must name 2-10 players (or none: seats are taken on the phones)")
-    if len(set(names)) != len(names):
-        raise ValueError("must not name a player twice")
+    from companion.referee.rules import names_differ
+
+    if not names_differ(names):
+        raise ValueError("must not name a player twice (names differing only in capitals are one player)")
     return names
 
 

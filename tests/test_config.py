@@ -219,3 +219,10 @@ def test_players_on_the_command_line_are_explained_in_its_own_syntax() -> None:
     with pytest.raises(ConfigError) as err:
         apply_overrides(Config(), players=["Ann", "", "Bob"])
     assert "Ann,Bob,Cy" in str(err.value) and "[" not in str(err.value)
+
+
+def test_one_player_named_twice_in_other_capitals_is_refused() -> None:
+    with pytest.raises(ConfigError, match="twice"):
+        apply_overrides(Config(), players=["Anna", "anna", "Bob"])
+    with pytest.raises(ConfigError, match="twice"):
+        parse_config('players = ["Anna", "Bob", "ANNA "]\n')

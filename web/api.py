@@ -22,7 +22,7 @@ from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee.service import RequestIdError
 from companion.referee.effects import all_effects
-from companion.referee.rules import Rules
+from companion.referee.rules import Rules, names_differ
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
 from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
@@ -422,7 +422,7 @@ def host_game() -> Any:
     data = _body()
     players = data.get("players")
     if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
-            or not 2 <= len(players) <= 10 or len(set(players)) != len(players)):
+            or not 2 <= len(players) <= 10 or not names_differ(players)):
         raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
     event: dict = {"type": "game", "players": [p.strip() for p in players]}
     rules = data.get("rules") or {}

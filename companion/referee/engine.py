@@ -285,8 +285,9 @@ class Table:
         return w if w is not None and self._cards[w] == 1 else None
 
     def _uno_window(self) -> int | None:
-        if self._window is not None:
-            return self._live_window()
+        w = self._live_window()
+        if w is not None:
+            return w
         t = self._turn
         if self._phase == "play" and t is not None and self._cards[t] == 2 and not self._pending:
             return t
@@ -826,8 +827,8 @@ class Table:
             raise _Reject("\"players\" must be a list of names, clockwise")
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
-        if len({" ".join(p.split()).casefold() for p in players}) != len(players):  # "Anna", "anna ": one person
-            raise _Reject("player names must be different")
+        if len(set(players)) != len(players):  # ("Anna" and "anna" are refused where a game is set up:
+            raise _Reject("player names must be different")  # a stored game that has them still replays)
         try:
             rules = parse_rules(ev.get("rules"))
         except CompanionError as exc:
@@ -1758,12 +1759,16 @@ class Table:
         if dry:
             return
         n = self._effective.pop()
+        # whom the line concerned: its own player; for a turn's step with no name (a play, a
+        # draw) the player on turn; else the one its notices named (a buzzer's call)
+        named = next((x["player"] for x in self._notices if x["event"] == n and x["player"]), None)
         self._rebuild(self._effective)
         # said, and kept through later undos, so the table sees what was taken back
         gone = self._parsed[n] or {}
         card = gone.get("card") if isinstance(gone.get("card"), str) else None
         who = gone.get("player") if isinstance(gone.get("player"), str) else gone.get("by")
-        who = who if isinstance(who, str) else self._name(self._turn_of_state())  # a play names no one
+        if not isinstance(who, str):
+            who = self._name(self._turn_of_state()) if gone.get("type") in _TURN_STEPS else named
         note = {"event": self._cur, "kind": "undone", "player": who,
                 "message": f"event {n} undone: {gone.get('type')}" + (f" {card}" if card else "")
                 + (f" by {who}" if who else "")}
@@ -1863,6 +1868,8 @@ def _event_of(note: dict) -> int:
 
 
 _H_UNDO = Table._h_undo
+# the steps of a turn that name no player: the player on turn made them
+_TURN_STEPS = frozenset({"play", "draw", "pass", "color", "target", "take_back", "challenge"})
 # A card's further step, named by its `Effect.action` (companion/referee/effects.py): (player, card).
 _ACTIONS: dict[str, Callable[[Table, int, str], None]] = {
     "wild_draw": Table._play_wild_draw,

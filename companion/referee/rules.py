@@ -190,6 +190,12 @@ def _check_together(rules: Rules) -> None:
                              f"every player starts with {rules.hand_size} cards")
 
 
+def names_differ(names: list[str]) -> bool:
+    """Whether no two names are one person typed twice ("Anna", "anna ", "Anna  Rossi" and
+    "anna rossi"): a new game's seats must differ so, or the league keeps two rows for one."""
+    return len({" ".join(n.split()).casefold() for n in names}) == len(names)
+
+
 def check_players(rules: Rules, players: int) -> None:
     """Raise RulesError if the options do not fit this many seats (`teams`)."""
     if rules.teams and players not in TEAM_TABLES:

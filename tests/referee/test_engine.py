@@ -614,9 +614,9 @@ def test_engine_game_rules_are_validated_with_suggestions():
     assert "2 to 10 players" in notes[0]["message"]
     notes = table.push({"type": "game", "players": ["Ann", "Ann"]})
     assert notes[0]["kind"] == "rejected"
-    # one person typed twice, once in small letters: two rows in the league otherwise
-    notes = table.push({"type": "game", "players": ["Anna", "Bob", "anna"]})
-    assert notes[0]["message"] == "player names must be different"
+    # "Anna" and "anna" are refused where a game is set up (the host page, the configuration);
+    # the engine still replays a stored game that has them
+    assert table.push({"type": "game", "players": ["Anna", "Bob", "anna"]}) == []
     assert table.push({"type": "deal", "dealer": "Ann"})[0]["kind"] == "rejected"
 
 
@@ -807,3 +807,18 @@ def test_engine_reveal_without_player_credits_the_next_loser_clockwise():
     assert state["history"][0]["points"]["Bob"] == 5 + 9 + 50
     assert [n["kind"] for n in state["notices"]][-1] != "rejected"
     assert state["waiting_for"] == "deal"
+
+
+def test_engine_after_a_stale_window_the_light_shows_the_player_on_turn_at_two_cards():
+    table = small(["flip red_5", "play wild_draw_four blue", "challenge", "verdict guilty"])
+    assert cards(table)["Bob"] == 5 and table.state["turn"] == "Cid"
+    assert table.state["uno_window"] == "Cid"  # not dark for Bob's window that no longer is
+
+
+def test_engine_an_undo_names_whom_the_line_concerned():
+    table = small(["flip red_5", "uno"])  # the shared buzzer, credited to Bob on turn at two
+    table.push(line("undo"))
+    assert table.state["notices"][-1]["message"] == "event 3 undone: uno by Bob"
+    table.push({"type": "correct", "event": 2, "card": "red_6"})  # the host's, nobody's step
+    table.push(line("undo"))
+    assert table.state["notices"][-1]["player"] is None

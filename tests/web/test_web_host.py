@@ -250,3 +250,10 @@ def test_the_first_deal_with_next_in_turn_has_the_first_player_deal(referee):
     assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
     assert host.post("/api/host/deal", json={}).status_code == 200  # was refused: "needs a dealer"
     assert referee.state["dealer"] == PLAYERS[0] and referee.state["waiting_for"] == "flip"
+
+
+def test_a_new_game_refuses_one_person_named_twice_in_other_capitals(referee):
+    _, host = _host(referee)
+    resp = host.post("/api/host/game", json={"players": ["Anna", "Bob", "anna"]})
+    assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.players_list"
+    assert referee.events == []
