@@ -57,6 +57,18 @@ def describe(path: Path) -> dict[str, Any]:
     return out
 
 
+def _events(db: Path) -> int:
+    """How many events the store holds (0 if it cannot be read)."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
 def _copy(source: str | Path, target: Path, *, uri: bool = False) -> None:
     """A consistent copy of the SQLite file `source` into `target` (atomically: a temp file,
     fsync, rename), with the online backup API."""
@@ -130,8 +142,10 @@ class Backups:
         for part in folder.glob(f"{self.db.stem}-*.db.part*"):
             part.unlink(missing_ok=True)
         made = list_backups(self.db)
-        files = [p for p in (self.db, Path(str(self.db) + "-wal")) if p.is_file()]
-        if made and files and max(p.stat().st_mtime for p in files) > made[-1].stat().st_mtime:
+        # more events than the newest backup holds (opening the store touches its file, so
+        # times say nothing); a store started anew beside its backups has fewer: no backup,
+        # the newest stays the one to restore
+        if made and self.db.is_file() and _events(self.db) > (describe(made[-1]).get("events") or 0):
             self.request()
 
     def request(self) -> None:

@@ -163,7 +163,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "port": Key(_int_range(1, 65535), 8000, "port of the phone page (http://<this machine>:port)"),
         "host": Key(_text, "0.0.0.0", 'address to listen on; "0.0.0.0" = every network, so phones can join'),
         "host_pin": Key(_host_pin, "", 'passphrase (10+ characters) or PIN (4-12 digits) for set-up and corrections on the phone page; "" = a new passphrase printed at each start'),
-        "db": Key(_text, "", 'event store (SQLite); "" = ~/.local/share/uno-companion/games.db'),
+        "db": Key(_text, "", 'event store (SQLite); "" = ~/.local/share/uno-companion/games.db; '
+                  'a relative path is beside this file'),
     },
     "camera": {
         "source": Key(_camera_source, "auto", '"auto" (first camera found, else the demo video), "demo", "picamera", 0 (USB camera index), or a video file / stream URL'),
@@ -227,7 +228,11 @@ class Config:
     def db_path(self) -> Path:
         from companion.referee.store import default_db_path
 
-        return Path(self.db).expanduser() if self.db else default_db_path()
+        if not self.db:
+            return default_db_path()
+        db = Path(self.db).expanduser()
+        # a relative path is the configuration's neighbour, wherever the command is run from
+        return db if db.is_absolute() or self.path is None else Path(self.path).parent / db
 
 
 def default_config_path() -> Path:

@@ -226,3 +226,12 @@ def test_one_player_named_twice_in_other_capitals_is_refused() -> None:
         apply_overrides(Config(), players=["Anna", "anna", "Bob"])
     with pytest.raises(ConfigError, match="twice"):
         parse_config('players = ["Anna", "Bob", "ANNA "]\n')
+
+
+def test_a_relative_db_is_beside_the_configuration_wherever_a_command_runs(tmp_path, monkeypatch) -> None:
+    # run from another folder, `league new` opened a second, empty store
+    (tmp_path / "cfg").mkdir()
+    path = tmp_path / "cfg" / "config.toml"
+    path.write_text('db = "table/games.db"\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_config(path).db_path == tmp_path / "cfg" / "table" / "games.db"

@@ -412,12 +412,20 @@ def test_a_picamera2_that_does_not_load_is_said_not_taken_for_no_camera(tmp_path
     (tmp_path / "picamera2").mkdir()
     (tmp_path / "picamera2" / "__init__.py").write_text(
         'raise ValueError("numpy.dtype size changed, may indicate binary incompatibility")\n')
+    (tmp_path / "numpy_abi").mkdir()  # numpy 2 under an extension built for 1: an ImportError
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(__import__("sys").modules, "picamera2", raising=False)
     monkeypatch.setattr(run_command.Path, "glob", lambda self, pattern: iter(()))  # no /dev/video*
     said: list[str] = []
     assert run_command.find_camera(said.append) is None
     assert len(said) == 1 and "picamera2 does not load (numpy.dtype size changed" in said[0]
+    with pytest.raises(SourceError, match="does not load"):
+        Picamera2Source().open()
+    (tmp_path / "picamera2" / "__init__.py").write_text("import numpy_abi.multiarray  # missing in the stand-in\n")
+    monkeypatch.delitem(__import__("sys").modules, "picamera2", raising=False)
+    said.clear()
+    assert run_command.find_camera(said.append) is None
+    assert len(said) == 1 and "does not load" in said[0]
     with pytest.raises(SourceError, match="does not load"):
         Picamera2Source().open()
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
@@ -23,6 +24,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 _DAMAGED = re.compile(r"^(unknown card |unknown colou?r |[a-z0-9_]+ is not in the \w+ deck)")
 
 
+def _cut_off(line: str) -> bool:
+    """A last line with no newline after it that is not whole JSON: the file ends inside it."""
+    if not line.strip():
+        return False
+    try:
+        json.loads(line)
+    except ValueError:
+        return True
+    return False
+
+
 def main(args: argparse.Namespace) -> int:
     path = store_path(args)
     lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
@@ -31,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
         # an empty log, or one whose game line was refused: stored, it would stand in front of
         # the real unfinished game that `run` resumes
         raise InputFileError(f"{args.log} starts no game (no game event the referee accepts): nothing imported")
-    if lines and not args.log.read_bytes().endswith(b"\n") and table.check(lines[-1]) is not None:
+    if lines and not args.log.read_bytes().endswith(b"\n") and _cut_off(lines[-1]):
         raise InputFileError(f"{args.log} line {len(lines)} is cut off (the file ends in the middle of it): "
                              f"nothing imported")
     damaged = next((n for n in table.state["notices"] if n["kind"] == "rejected"

@@ -78,7 +78,8 @@ def main(args: argparse.Namespace) -> int:
         if args.action == "list":
             for entry in store.leagues():
                 state = "closed" if entry["closed"] else "open"
-                print(f"{entry['id']}  {entry['games']:3d} games  {state:6s}  {entry['name']}")
+                games = f"{entry['games']:3d} game{'' if entry['games'] == 1 else 's'}"
+                print(f"{entry['id']}  {games:9s}  {state:6s}  {entry['name']}")
             return 0
         if args.action == "add":
             if not args.name:

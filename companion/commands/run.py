@@ -71,8 +71,9 @@ def find_camera(say: Callable[[str], None]) -> str | int | None:
 
         if Picamera2.global_camera_info():
             return "picamera"
-    except ImportError:
-        pass
+    except ModuleNotFoundError as exc:
+        if exc.name != "picamera2":  # installed, but something it needs does not load
+            say(f"camera: picamera2 does not load ({exc}): see hardware/README.md, 'The camera does not load'")
     except Exception as exc:  # installed but broken: said, not taken for "no camera"
         say(f"camera: picamera2 does not load ({exc}): see hardware/README.md, 'The camera does not load'")
     try:
@@ -501,6 +502,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         lock.release()
     if store.failing:  # not "every event is saved" when the last write did not go in
         say(f"stopped; the last event was not stored: {store.failing}")
+    elif store.read_only:
+        say(f"stopped; nothing new was stored: {store.read_only}")
     else:
         say(f"stopped; every event is saved in {db}")
     return 0

@@ -191,11 +191,15 @@ class Picamera2Source:
     def open(self) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
+        except ModuleNotFoundError as exc:
+            if exc.name != "picamera2":  # installed, but something it needs does not load
+                raise SourceError(f"picamera2 is installed but does not load ({exc}): see hardware/README.md, "
+                                  f"'The camera does not load'") from None
             raise SourceError(
                 "picamera2 is not installed (on Raspberry Pi OS: sudo apt install python3-picamera2)"
             ) from None
-        except Exception as exc:  # e.g. "numpy.dtype size changed": apt's build against pip's numpy
+        except Exception as exc:  # "numpy.dtype size changed", "numpy.core.multiarray failed to import":
+            # apt's build against pip's numpy (an ImportError or a ValueError)
             raise SourceError(f"picamera2 is installed but does not load ({exc}): see hardware/README.md, "
                               f"'The camera does not load'") from None
         try:

@@ -228,3 +228,10 @@ def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], me
     assert not (tmp_path / "none.db").exists()  # export never creates a database
     with EventStore(tmp_path / "t.db") as store:
         assert len(store.games()) == games_before  # nothing imported
+
+
+def test_a_whole_log_without_a_last_newline_imports(tmp_path: Path) -> None:
+    db = tmp_path / "table.db"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(OPENING + ['{"type": "play", "card": "red_7"}']))  # no newline at the end
+    assert main(["import", "--db", str(db), str(log)]) == 0

@@ -767,7 +767,7 @@ on("leagueform", "submit", async (e) => {
   let vp = set;
   if (set === "custom") {
     const typed = $("leaguecustom").value.trim();  // left empty: no list (not a league where nobody scores)
-    vp = typed ? typed.split(/[\s,]+/).map(Number) : [];
+    vp = typed ? typed.split(/[\s,]+/).filter(Boolean).map(Number) : [];  // "12, 6, 2," gains no 0
     if (!vp.length || vp.length > 10 || vp.some((v, i) => !Number.isInteger(v) || v < 0 || v > 1000 || (i && v > vp[i - 1]))) { toast(t("err.bad_vp"), true); return; }
   }
   // a table has one open league: opening another closes it, and the host is told which
