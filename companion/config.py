@@ -547,9 +547,10 @@ def apply_overrides(config: Config, **flags: Any) -> Config:
             try:
                 config.players = _players(value)
             except ValueError as exc:
-                if "list of names" in str(exc):  # the command line's own way to write it
+                if "list of names" in str(exc) or len(value) == 1:  # the command line's own way to write it
+                    why = "one name only" if len(value) == 1 else "an empty name"
                     raise ConfigError(f"--players takes names apart with commas, e.g. Ann,Bob,Cy "
-                                      f"(an empty name in {','.join(value)!r})") from None
+                                      f"({why} in {','.join(value)!r})") from None
                 raise ConfigError(f"--players {exc}") from None
         elif hasattr(config, name):
             setattr(config, name, value)

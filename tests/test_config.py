@@ -215,9 +215,10 @@ def test_a_configuration_saved_with_a_byte_order_mark_reads(tmp_path) -> None:
     assert load_config(path).players == ["Ann", "Bob"]
 
 
-def test_players_on_the_command_line_are_explained_in_its_own_syntax() -> None:
+@pytest.mark.parametrize("players", [["Ann", "", "Bob"], ["Ann Bob Cid"], ["Ann;Bob;Cid"]])
+def test_players_on_the_command_line_are_explained_in_its_own_syntax(players) -> None:
     with pytest.raises(ConfigError) as err:
-        apply_overrides(Config(), players=["Ann", "", "Bob"])
+        apply_overrides(Config(), players=players)
     assert "Ann,Bob,Cy" in str(err.value) and "[" not in str(err.value)
 
 

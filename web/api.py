@@ -166,7 +166,7 @@ def _companion(exc: CompanionError) -> Any:
         # was stored or acknowledged. One line to the phone, one to the terminal.
         text = cap(str(exc))
         log.error("%s", text if text.startswith("not stored") else f"not stored: {text}")
-        return jsonify(error=cap(str(exc))), 503
+        return jsonify(error=cap(str(exc)), say={"k": "err.not_saved", "a": {}}), 503  # the phone says why
     return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 400
 
 

@@ -468,7 +468,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         if web is not None:
             from web.lan import lan_ip
 
-            url = f"http://{lan_ip() if config.host in ('0.0.0.0', '::') else config.host}:{web.port}"
+            where = lan_ip() if config.host in ("0.0.0.0", "::") else config.host
+            url = f"http://{'[' + where + ']' if ':' in where else where}:{web.port}"  # IPv6 in brackets
             # this machine's own name for it only where the server listens on every address
             here = f"http://localhost:{web.port} and " if config.host in ("0.0.0.0", "::") else ""
             say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")

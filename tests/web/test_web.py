@@ -708,6 +708,7 @@ def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
             break
         stored = store.events(game.game_id)
     assert refused is not None and "full" in refused.get_json()["error"] and "\n" not in refused.get_json()["error"]
+    assert refused.get_json()["say"] == {"k": "err.not_saved", "a": {}}  # the phone's toast says why, not "error 503"
     assert store.events(game.game_id) == stored == game.events  # nothing half-stored, nothing announced
     # a watchdog asking /api/health hears that the store does not write
     assert app.test_client().get("/api/health").get_json()["store"] == "failing"
