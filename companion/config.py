@@ -229,10 +229,11 @@ class Config:
         from companion.referee.store import default_db_path
 
         if not self.db:
-            return default_db_path()
+            return default_db_path().resolve()
         db = Path(self.db).expanduser()
-        # a relative path is the configuration's neighbour, wherever the command is run from
-        return db if db.is_absolute() or self.path is None else Path(self.path).parent / db
+        # a relative path is the configuration's neighbour, wherever the command is run from;
+        # a symlink is followed, so its backups and its lock are the file's own
+        return (db if db.is_absolute() or self.path is None else Path(self.path).parent / db).resolve()
 
 
 def default_config_path() -> Path:

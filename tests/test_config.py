@@ -236,3 +236,15 @@ def test_a_relative_db_is_beside_the_configuration_wherever_a_command_runs(tmp_p
     path.write_text('db = "table/games.db"\n')
     monkeypatch.chdir(tmp_path)
     assert load_config(path).db_path == tmp_path / "cfg" / "table" / "games.db"
+
+
+def test_a_db_given_on_the_command_line_is_from_the_folder_the_command_runs_in(tmp_path, monkeypatch) -> None:
+    from companion.cli import main as cli
+
+    (tmp_path / "cfg").mkdir()
+    cfg = tmp_path / "cfg" / "config.toml"
+    cfg.write_text('players = ["Ann", "Bob"]\n')
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert cli(["league", "new", "X", "--db", "games.db", "--config", str(cfg)]) == 0
+    assert (tmp_path / "here" / "games.db").is_file() and not (tmp_path / "cfg" / "games.db").exists()

@@ -30,7 +30,7 @@ def store_path(args: argparse.Namespace) -> Path:
     """The store `run` uses: --db, else the configuration's `db`, else the default. A league
     opened from the command line must land where the table stores its games."""
     if args.db is not None:
-        return Path(args.db).expanduser()
+        return Path(args.db).expanduser().resolve()  # a symlink's backups are the file's own
     from companion.config import load_config
 
     return load_config(args.config).db_path

@@ -347,7 +347,7 @@ def main(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     players = [p for p in args.players.split(",")] if args.players is not None else None
     apply_overrides(config, port=args.port, host=args.host, players=players,
-                    db=str(args.db) if args.db is not None else None)
+                    db=str(args.db.expanduser().absolute()) if args.db is not None else None)  # --db: from here
     if args.no_gpio:
         config.gpio["enabled"] = False
     if args.host_pin is not None:
