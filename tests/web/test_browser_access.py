@@ -122,3 +122,34 @@ def test_the_standings_tabs_answer_the_arrow_keys(browser, table):
     assert page.evaluate("document.activeElement.id") == "tab-league"
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#gametab")).to_be_visible()
+
+
+def test_the_referee_speaks_to_a_screen_reader_and_last_hands_count_goes(browser, tmp_path):
+    with served(tmp_path, {"HOST_PIN": "2468", "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 2}}, {"type": "deal", "dealer": "Cat"},
+                      {"type": "flip", "card": "red_5"}):
+            referee.submit(event, source="host")
+        ann = take_seat(_phone(browser, url), "Ann")
+        referee.submit({"type": "play", "card": "red_7"}, source="host")  # Ann at one card, no call
+        referee.submit({"type": "draw"}, source="host")  # Bob begins: the referee catches Ann
+        expect(ann.locator("#heard")).to_have_text(t("notice.uno_penalty", "en", {"player": "Ann", "n": 2}))
+        expect(ann.locator("#heard")).to_have_attribute("aria-live", "polite")
+        expect(ann.locator("#mycards")).to_have_text(t("tbl.cards", "en", {"n": 3}))
+    with served(tmp_path / "b", {"HOST_PIN": "2468", "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 1}}, {"type": "deal", "dealer": "Cat"},
+                      {"type": "flip", "card": "red_5"}):
+            referee.submit(event, source="host")
+        ann = take_seat(_phone(browser, url), "Ann")
+        for event in ({"type": "play", "card": "red_7"}, {"type": "points", "player": "Bob", "points": 5},
+                      {"type": "points", "player": "Cat", "points": 5}):
+            referee.submit(event, source="host")
+        assert referee.state["waiting_for"] == "deal"
+        expect(ann.locator("#mycards")).to_have_text("")  # not the last hand's "0 cards" while a deal is awaited
+
+
+def test_the_demo_tables_seat_page_says_there_is_no_seat_to_take(browser, tmp_path):
+    with served(tmp_path, {"HOST_PIN": "2468", "TABLE_MODE": "demo"}) as (url, referee):
+        referee.submit({"type": "game", "players": PLAYERS}, source="host")
+        page = _phone(browser, url)
+        expect(page.locator("#pick h2")).to_have_text(t("seat.demo_title", "en"))
+        expect(page.locator("#names button")).to_have_count(0)

@@ -244,6 +244,7 @@ function renderTable() { renderPlayers(); }
 
 let seatPick = null, seatGame = null;  // the game this phone's seat was taken in
 function renderSeat() {
+  if (mode === "demo") { $("pick").hidden = false; $("mine").hidden = true; return; }  // no seat to take
   // the host started a new game (which frees every seat, even for the same names), or one
   // without this name: pick a name again
   if (me && seatGame && S.game_id !== seatGame) me = "";
@@ -258,7 +259,14 @@ function renderSeat() {
   $("noplayers").hidden = !!(S.players || []).length;
   if (!me) return;
   const mine = (S.players || []).find(p => p.name === me);
-  $("myname").textContent = t("seat.you", { player: me }); $("mycards").textContent = mine ? t("tbl.cards", { n: mine.cards }) : "";
+  // the count of a hand being played or scored, not the last hand's while a deal is awaited
+  const counted = mine && (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores");
+  $("myname").textContent = t("seat.you", { player: me }); $("mycards").textContent = counted ? t("tbl.cards", { n: mine.cards }) : "";
+  // a screen reader hears what the referee says to this player (a penalty, a hand won), once
+  const toMe = (S.notices || []).filter(n => n.player === me && n.kind !== "rejected").pop(), heard = $("heard");
+  const heardAt = toMe ? String(toMe.event) : "";
+  if (heard && heard.dataset.event === undefined) heard.dataset.event = heardAt;  // not what was said before
+  else if (heard && heard.dataset.event !== heardAt) { heard.dataset.event = heardAt; if (toMe) heard.textContent = said(toMe.say) || toMe.message; }
   const myTurn = S.turn === me, w = S.waiting_for, demo = mode === "demo";
   // themed decks: a draw until a colour owed (say how many), a discard two's second card,
   // a reflect card as the answer to a draw two or wild draw four
