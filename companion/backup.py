@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -37,8 +38,10 @@ def list_backups(db: str | Path) -> list[Path]:
     folder = backup_folder(db)
     if not folder.is_dir():
         return []
-    stem = Path(db).stem
-    return sorted((p for p in folder.glob(f"{stem}-*.db") if p.is_file()), key=lambda p: (p.stat().st_mtime, p.name))
+    # this store's only: "games-2025.db" keeps its own backups beside "games.db"'s
+    mine = re.compile(rf"^{re.escape(Path(db).stem)}-\d{{8}}-\d{{6}}(-.+)?\.db$")
+    return sorted((p for p in folder.glob(f"{Path(db).stem}-*.db") if p.is_file() and mine.match(p.name)),
+                  key=lambda p: (p.stat().st_mtime, p.name))
 
 
 def describe(path: Path) -> dict[str, Any]:
@@ -57,16 +60,18 @@ def describe(path: Path) -> dict[str, Any]:
     return out
 
 
-def _events(db: Path) -> int:
-    """How many events the store holds (0 if it cannot be read)."""
+def _mark(db: Path) -> tuple[int, float]:
+    """How many events a store (or a backup) holds and the newest one's time; (0, 0) if it
+    cannot be read."""
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
-            return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(time), 0) FROM events").fetchone()
+            return int(count), float(newest)
         finally:
             conn.close()
     except sqlite3.Error:
-        return 0
+        return 0, 0.0
 
 
 def _copy(source: str | Path, target: Path, *, uri: bool = False) -> None:
@@ -142,10 +147,11 @@ class Backups:
         for part in folder.glob(f"{self.db.stem}-*.db.part*"):
             part.unlink(missing_ok=True)
         made = list_backups(self.db)
-        # more events than the newest backup holds (opening the store touches its file, so
-        # times say nothing); a store started anew beside its backups has fewer: no backup,
-        # the newest stays the one to restore
-        if made and self.db.is_file() and _events(self.db) > (describe(made[-1]).get("events") or 0):
+        # events the newest backup does not hold (opening the store touches its file, so
+        # times say nothing): a restart with no play makes none; a store started anew and
+        # still empty makes none either, so the newest stays the one to restore
+        mark = _mark(self.db) if made and self.db.is_file() else None
+        if mark and mark[0] > 0 and mark != _mark(made[-1]):
             self.request()
 
     def request(self) -> None:

@@ -233,7 +233,7 @@ class Config:
         db = Path(self.db).expanduser()
         # a relative path is the configuration's neighbour, wherever the command is run from;
         # a symlink is followed, so its backups and its lock are the file's own
-        return (db if db.is_absolute() or self.path is None else Path(self.path).parent / db).resolve()
+        return (db if db.is_absolute() or self.path is None else Path(self.path).resolve().parent / db).resolve()
 
 
 def default_config_path() -> Path:

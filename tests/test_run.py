@@ -1048,3 +1048,16 @@ def test_buttons_at_the_demo_table_do_not_play_on_its_recorded_game() -> None:
     press({"type": "draw"})
     press({"type": "uno"})
     assert len(said) == 1 and "demo table" in said[0]  # said once, and nothing else happens
+
+
+@pytest.mark.parametrize("host, link", [("127.0.0.1", "http://127.0.0.1:8123/seat"), ("::1", "http://[::1]:8123/seat")])
+def test_the_join_link_is_where_the_server_listens(tmp_path: Any, host: str, link: str) -> None:
+    # bound to one address, the TV and the QR code showed the LAN address where nothing answered
+    from companion.commands.run import make_app
+    from companion.config import Config
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    app = make_app(Referee(EventStore(tmp_path / "g.db")), Config(host=host, port=8123, db=str(tmp_path / "g.db")),
+                   "2468", None, "none")
+    assert link in app.test_client().get("/tv").get_data(as_text=True)

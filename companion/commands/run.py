@@ -314,7 +314,11 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
     from web import create_app
 
     db = config.db_path
-    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": None,
+    # a server bound to one address is reached there, not at the machine's LAN address
+    public = None
+    if config.host not in ("0.0.0.0", "::"):
+        public = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}/"
+    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": public,
                       "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
         settings.update(CAMERA_STATUS=lambda: vision.source_status)  # the host page says a lost camera

@@ -577,7 +577,9 @@ def read_jsonl(path: str | Path) -> list[str]:
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":  # a file cut inside its last letter ("ë")
+            raise InputFileError(f"{path} is cut off (it ends in the middle of a letter)") from None
         raise InputFileError(f"cannot read {path}: not a UTF-8 text file") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":

@@ -235,3 +235,10 @@ def test_a_whole_log_without_a_last_newline_imports(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(OPENING + ['{"type": "play", "card": "red_7"}']))  # no newline at the end
     assert main(["import", "--db", str(db), str(log)]) == 0
+
+
+def test_a_log_cut_inside_a_letter_says_it_is_cut_off(tmp_path: Path, capsys) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(("\n".join(OPENING) + '\n{"type": "game", "players": ["Zoë"').encode("utf-8")[:-2])
+    assert main(["import", "--db", str(tmp_path / "t.db"), str(log)]) == 2
+    assert "is cut off" in capsys.readouterr().err

@@ -485,3 +485,37 @@ def test_a_backup_cut_off_by_a_power_cut_is_swept_and_made_again_at_start(tmp_pa
     fresh.at_start()
     fresh.wait()
     assert fresh.made == [] and len(list_backups(db)) == 2
+
+
+def test_backups_of_two_stores_in_one_folder_stay_apart(tmp_path: Path) -> None:
+    from companion.backup import list_backups, make_backup
+
+    for name in ("games.db", "games-2025.db"):
+        EventStore(tmp_path / name).close()
+    mine = make_backup(tmp_path / "games.db")
+    other = [make_backup(tmp_path / "games-2025.db") for _ in range(3)]
+    assert list_backups(tmp_path / "games.db") == [mine]
+    for _ in range(3):  # games.db's rotation (keep 2) never touches games-2025's backups
+        make_backup(tmp_path / "games.db", keep=2)
+    assert all(p.exists() for p in other)
+
+
+def test_a_restored_store_that_went_on_is_backed_up_at_the_next_start(tmp_path: Path) -> None:
+    from companion.backup import Backups, list_backups, make_backup, restore
+
+    db = tmp_path / "games.db"
+    referee = Referee(EventStore(db))
+    referee.submit(GAME)
+    old = make_backup(db)
+    referee.submit({"type": "deal", "dealer": "Ann"})
+    referee.submit({"type": "flip", "card": "red_5"})
+    referee.store.close()
+    restore(db, old)  # the older copy back; the file it replaced kept as one more backup
+    again = Referee(EventStore(db))
+    again.submit({"type": "deal", "dealer": "Bob"})  # play goes on from the restored copy
+    again.store.close()
+    before = len(list_backups(db))
+    backups = Backups(db)
+    backups.at_start()
+    backups.wait()
+    assert backups.made and len(list_backups(db)) == before + 1

@@ -153,3 +153,20 @@ def test_the_demo_tables_seat_page_says_there_is_no_seat_to_take(browser, tmp_pa
         page = _phone(browser, url)
         expect(page.locator("#pick h2")).to_have_text(t("seat.demo_title", "en"))
         expect(page.locator("#names button")).to_have_count(0)
+
+
+def test_draw_goes_once_drawn_and_a_new_seat_hears_nothing_old(browser, table):
+    url, referee = table
+    ann = take_seat(_phone(browser, url), "Ann")
+    draw, pass_ = ann.locator("#turnbtns [data-act=draw]"), ann.locator("#turnbtns [data-act=pass]")
+    expect(draw).to_be_visible()
+    expect(pass_).to_be_hidden()
+    draw.click()
+    expect(pass_).to_be_visible()
+    expect(draw).to_be_hidden()  # a second draw would be refused
+    pass_.click()
+    referee.submit({"type": "play", "card": "red_draw_two"}, source="host")  # Bob plays: Cat is hit
+    ann.click("#leave")
+    ann.click("#confirm-yes")
+    take_seat(ann, "Cat")
+    expect(ann.locator("#heard")).to_have_text("")  # Cat's earlier notice is not read out as news

@@ -265,7 +265,7 @@ function renderSeat() {
   // a screen reader hears what the referee says to this player (a penalty, a hand won), once
   const toMe = (S.notices || []).filter(n => n.player === me && n.kind !== "rejected").pop(), heard = $("heard");
   const heardAt = toMe ? String(toMe.event) : "";
-  if (heard && heard.dataset.event === undefined) heard.dataset.event = heardAt;  // not what was said before
+  if (heard && heard.dataset.me !== me) { heard.dataset.me = me; heard.dataset.event = heardAt; heard.textContent = ""; }  // not what was said before this seat
   else if (heard && heard.dataset.event !== heardAt) { heard.dataset.event = heardAt; if (toMe) heard.textContent = said(toMe.say) || toMe.message; }
   const myTurn = S.turn === me, w = S.waiting_for, demo = mode === "demo";
   // themed decks: a draw until a colour owed (say how many), a discard two's second card,
@@ -282,6 +282,9 @@ function renderSeat() {
   const limit = S.rules && S.rules.hand_limit, full = !!limit && !!mine && mine.cards + 1 > limit;
   const empty = (S.draw_pile || 0) + Math.max((S.discard_pile || 0) - 1, 0) === 0;
   $("turnbtns").querySelector("[data-act=pass]").hidden = standing || S.pending_draw > 0 || !(S.drawn || full || empty);
+  // and no Draw once drawn (unless the table draws until playable), nor from an empty pile
+  const again = !!(S.rules && S.rules.draw_until_playable);
+  $("turnbtns").querySelector("[data-act=draw]").hidden = !standing && !S.pending_draw && ((S.drawn && !again) || empty);
   // UNO! and Catch belong to a hand in play, not to the scores or the wait for a deal
   if ($("unobtns")) $("unobtns").hidden = demo || !IN_HAND.includes(w) || w === "flip";
   if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
