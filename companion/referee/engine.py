@@ -827,8 +827,10 @@ class Table:
             raise _Reject("\"players\" must be a list of names, clockwise")
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
-        if len(set(players)) != len(players):  # ("Anna" and "anna" are refused where a game is set up:
-            raise _Reject("player names must be different")  # a stored game that has them still replays)
+        # "Anna" and "anna" are refused where a game is set up (rules.names_differ), not here:
+        # a stored game that has them must still replay
+        if len(set(players)) != len(players):
+            raise _Reject("player names must be different")
         try:
             rules = parse_rules(ev.get("rules"))
         except CompanionError as exc:
