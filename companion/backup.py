@@ -38,10 +38,15 @@ def list_backups(db: str | Path) -> list[Path]:
     folder = backup_folder(db)
     if not folder.is_dir():
         return []
-    # this store's only: "games-2025.db" keeps its own backups beside "games.db"'s
-    mine = re.compile(rf"^{re.escape(Path(db).stem)}-\d{{8}}-\d{{6}}(-.+)?\.db$")
+    mine = _named(db, r"\.db")
     return sorted((p for p in folder.glob(f"{Path(db).stem}-*.db") if p.is_file() and mine.match(p.name)),
                   key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _named(db: str | Path, ending: str) -> "re.Pattern[str]":
+    """This store's backup file names ("games-20261121-201502.db" and its `ending`) only:
+    "games-2025.db" keeps its own backups in the same folder."""
+    return re.compile(rf"^{re.escape(Path(db).stem)}-\d{{8}}-\d{{6}}(-[^.]+)?{ending}$")
 
 
 def describe(path: Path) -> dict[str, Any]:
@@ -144,8 +149,10 @@ class Backups:
         folder = backup_folder(self.db)
         if not folder.is_dir():
             return
+        parts = _named(self.db, r"\.db\.part.*")
         for part in folder.glob(f"{self.db.stem}-*.db.part*"):
-            part.unlink(missing_ok=True)
+            if parts.match(part.name):
+                part.unlink(missing_ok=True)
         made = list_backups(self.db)
         # events the newest backup does not hold (opening the store touches its file, so
         # times say nothing): a restart with no play makes none; a store started anew and
