@@ -170,3 +170,14 @@ def test_draw_goes_once_drawn_and_a_new_seat_hears_nothing_old(browser, table):
     ann.click("#confirm-yes")
     take_seat(ann, "Cat")
     expect(ann.locator("#heard")).to_have_text("")  # Cat's earlier notice is not read out as news
+
+
+def test_the_standings_chart_tells_lines_apart_by_more_than_colour(browser, table):
+    url, referee = table
+    for event in ({"type": "play", "card": "red_7"}, {"type": "play", "card": "red_8"}):
+        referee.submit(event, source="host")
+    page = _phone(browser, url, "/standings")
+    expect(page.locator("#chart polyline")).to_have_count(3)
+    dashes = page.eval_on_selector_all("#chart polyline", "ls => ls.map(l => l.getAttribute('stroke-dasharray'))")
+    legend = page.eval_on_selector_all("#chart .leg line", "ls => ls.map(l => l.getAttribute('stroke-dasharray'))")
+    assert len(set(dashes)) == 3 and legend == dashes

@@ -382,6 +382,7 @@ function renderStandings() {
 }
 
 // Totals after each hand: an SVG line chart with labelled axes, gridlines and a legend.
+const DASH = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 3", "12 4", "6 2 2 2", "3 6", "10 2 2 2 2 2"];
 const PAL = ["#d7261e", "#1c5fc4", "#2f9e44", "#e0a800", "#7b3fb5", "#e0701b", "#16a3a3", "#555", "#c2185b", "#6d4c41"];
 function niceStep(max) { const raw = max / 4, p = 10 ** Math.floor(Math.log10(raw)); return [1, 2, 5, 10].map(m => m * p).find(s => s >= raw); }
 function chart(players, hist) {
@@ -416,10 +417,12 @@ function lineChart(names, run, goal, title, axisX, axisY) {
   svg += `<text transform="translate(11 ${(top + H - B) / 2}) rotate(-90)" text-anchor="middle" fill="#333">${esc(axisY)}</text>`;
   const room = W - R - 40 - (L + 14);  // a name's row up to its total, right-aligned at the end
   run.forEach((pts, i) => {
-    const c = PAL[i % PAL.length], at = pts.map((v, k) => [x(k).toFixed(1), (y(v) + tied(i, k)).toFixed(1)]);
-    svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round" points="${at.map(p => p.join(",")).join(" ")}"/>` + at.map(([cx, cy]) => `<circle cx="${cx}" cy="${cy}" r="2.5" fill="${c}"/>`).join("");
+    // each line its own dash as well as its colour: two players whose colours look alike
+    // (red and green to many eyes) are still told apart, on the line and in the legend
+    const c = PAL[i % PAL.length], d = DASH[i % DASH.length], at = pts.map((v, k) => [x(k).toFixed(1), (y(v) + tied(i, k)).toFixed(1)]);
+    svg += `<polyline fill="none" stroke="${c}" stroke-width="2.5" stroke-linejoin="round" stroke-dasharray="${d}" points="${at.map(p => p.join(",")).join(" ")}"/>` + at.map(([cx, cy]) => `<circle cx="${cx}" cy="${cy}" r="2.5" fill="${c}"/>`).join("");
     const ly = H - legend + 4 + RH * i;
-    svg += `<g class="leg"><rect x="${L}" y="${ly}" width="10" height="10" fill="${c}"/><text y="${ly + 9}" fill="#111"><tspan x="${L + 14}" style="unicode-bidi:isolate">${esc(legendName(names[i], room))}</tspan><tspan x="${W - R}" text-anchor="end"> ${pts[pts.length - 1]}</tspan></text></g>`;
+    svg += `<g class="leg"><line x1="${L - 6}" x2="${L + 11}" y1="${ly + 5}" y2="${ly + 5}" stroke="${c}" stroke-width="3" stroke-dasharray="${d}"/><text y="${ly + 9}" fill="#111"><tspan x="${L + 14}" style="unicode-bidi:isolate">${esc(legendName(names[i], room))}</tspan><tspan x="${W - R}" text-anchor="end"> ${pts[pts.length - 1]}</tspan></text></g>`;
   });
   return svg + "</svg>";
 }
