@@ -94,7 +94,30 @@ def _button(pin: int, pin_factory: Any) -> Button:
     return Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
 
 
-class UnoButtons:
+class _Buttons:
+    """What both kinds of button share: their pins, the hand-off to `submit`, closing."""
+
+    def __init__(self, submit: Submit) -> None:
+        self._submit = submit
+        self.buttons: dict[Any, Button] = {}
+
+    def _wire(self, button: Button, contact: Debouncer, event: dict | None = None) -> None:
+        """The button's edges into its contact; with `event`, each counted press submits it.
+        (The handler holds this object: the buttons live as long as their handlers do.)"""
+        def pressed() -> None:
+            if contact.accept() and event is not None:
+                self._submit(dict(event))
+
+        button.when_pressed = pressed
+        button.when_released = contact.release
+
+    def close(self) -> None:
+        for button in self.buttons.values():
+            button.close()
+        self.buttons.clear()
+
+
+class UnoButtons(_Buttons):
     """One shared UNO! button (the referee attributes the call) or one button per seat."""
 
     def __init__(
@@ -106,38 +129,21 @@ class UnoButtons:
         debounce_ms: int = 200,
         clock: Clock = time.monotonic,
     ) -> None:
-        self.buttons: dict[str | None, Button] = {}
-        self._submit = submit
+        super().__init__(submit)
         owners: dict[str | None, int] = {name: pin for name, pin in (seat_pins or {}).items()}
         if not owners and shared_pin:
             owners[None] = shared_pin
         try:
             for player, pin in owners.items():
-                button = _button(pin, pin_factory)
-                self.buttons[player] = button
-                contact = Debouncer(debounce_ms, clock)
-                button.when_pressed = self._handler(player, contact)
-                button.when_released = contact.release
+                self.buttons[player] = button = _button(pin, pin_factory)
+                event: dict = {"type": "uno"} if player is None else {"type": "uno", "player": player}
+                self._wire(button, Debouncer(debounce_ms, clock), event)
         except Exception:
             self.close()
             raise
 
-    def _handler(self, player: str | None, debouncer: Debouncer) -> Callable[[], None]:
-        event: dict = {"type": "uno"} if player is None else {"type": "uno", "player": player}
 
-        def pressed() -> None:
-            if debouncer.accept():
-                self._submit(dict(event))
-
-        return pressed
-
-    def close(self) -> None:
-        for button in self.buttons.values():
-            button.close()
-        self.buttons.clear()
-
-
-class DrawPassButtons:
+class DrawPassButtons(_Buttons):
     """Draw/Pass for the player whose turn it is.
 
     One button (`draw_pin` only): a short press draws, a press held `long_press` seconds or
@@ -155,38 +161,19 @@ class DrawPassButtons:
         debounce_ms: int = 200,
         clock: Clock = time.monotonic,
     ) -> None:
-        self._submit = submit
+        super().__init__(submit)
         self.long_press = long_press
-        self.buttons: dict[str, Button] = {}
         try:
             self.buttons["draw"] = _button(draw_pin, pin_factory)
-            draw_contact = Debouncer(debounce_ms, clock)
             if pass_pin:
                 self.buttons["pass"] = _button(pass_pin, pin_factory)
-                pass_contact = Debouncer(debounce_ms, clock)
-                self.buttons["draw"].when_pressed = self._simple({"type": "draw"}, draw_contact)
-                self.buttons["draw"].when_released = draw_contact.release
-                self.buttons["pass"].when_pressed = self._simple({"type": "pass"}, pass_contact)
-                self.buttons["pass"].when_released = pass_contact.release
-            else:
-                draw_contact.ended = self._press_ended
-                self.buttons["draw"].when_pressed = draw_contact.accept
-                self.buttons["draw"].when_released = draw_contact.release
+                self._wire(self.buttons["draw"], Debouncer(debounce_ms, clock), {"type": "draw"})
+                self._wire(self.buttons["pass"], Debouncer(debounce_ms, clock), {"type": "pass"})
+            else:  # one button: what it does is decided when the press ends
+                self._wire(self.buttons["draw"], Debouncer(debounce_ms, clock, ended=self._press_ended))
         except Exception:
             self.close()
             raise
 
-    def _simple(self, event: dict, debouncer: Debouncer) -> Callable[[], None]:
-        def pressed() -> None:
-            if debouncer.accept():
-                self._submit(dict(event))
-
-        return pressed
-
     def _press_ended(self, held: float) -> None:
         self._submit({"type": "pass"} if held >= self.long_press else {"type": "draw"})
-
-    def close(self) -> None:
-        for button in self.buttons.values():
-            button.close()
-        self.buttons.clear()
