@@ -82,8 +82,8 @@ def _card(value: object) -> str:
         raise BadRequest(f"unknown card {short(value)}: a card name like red_7 or wild_draw_four", "err.unknown_card")
     try:
         return parse_card(value).name
-    except CompanionError as exc:  # its words name the card ("unknown card 'giallo_5': ...")
-        raise BadRequest(str(exc), "err.unknown_card" if not str(exc).startswith("unknown card '") else None) from None
+    except CompanionError as exc:  # its words, which name the card, are put in the page's by error_say
+        raise BadRequest(str(exc)) from None
 
 
 def _color(value: object) -> str:

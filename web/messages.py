@@ -52,8 +52,6 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
     "eliminated": (re.compile(rf"^{_NAME} holds (\d+) cards \(elimination"), "notice.eliminated", ("player", "n")),
     "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards, tracked (\d+)"), "notice.count_mismatch",
                        ("player", "shown", "n")),
-    "game_won": (re.compile(rf"^{_NAME} wins the game with (-?\d+) points$"), "notice.game_won", ("player", "n")),
-    "game_won_team": (re.compile(rf"^{_NAME} win the game with (-?\d+) points$"), "notice.game_won_team", ("player", "n")),
     "corrected": (re.compile(rf"^event \d+ corrected to {_CARD}$"), "notice.corrected", ("card",)),
 }
 
@@ -130,9 +128,12 @@ def notice_say(notice: dict) -> Say:
         if player is None:
             return {"k": "notice.catch_nobody", "a": {}}
         return {"k": "notice.catch_void", "a": {"player": player}}
+    if kind == "game_won":  # a team wins in the plural ("Ann & Cat win"): its own words
+        m = re.match(rf"^{_NAME} (wins?) the game with (-?\d+) points$", message)
+        if m:
+            return {"k": "notice.game_won" if m.group(2) == "wins" else "notice.game_won_team",
+                    "a": {"player": m.group(1), "n": int(m.group(3))}}
     found = _NOTICES.get(kind)
-    if kind == "game_won" and " win the game" in message:  # a team (the engine's plural)
-        found = _NOTICES["game_won_team"]
     if found is not None:
         pattern, key, names = found
         m = pattern.search(message)
