@@ -71,11 +71,12 @@ def find_camera(say: Callable[[str], None]) -> str | int | None:
 
         if Picamera2.global_camera_info():
             return "picamera"
-    except ModuleNotFoundError as exc:
-        if exc.name != "picamera2":  # installed, but something it needs does not load
-            say(f"camera: picamera2 does not load ({exc}): see hardware/README.md, 'The camera does not load'")
     except Exception as exc:  # installed but broken: said, not taken for "no camera"
-        say(f"camera: picamera2 does not load ({exc}): see hardware/README.md, 'The camera does not load'")
+        from companion.vision.camera import picamera2_broken
+
+        broken = picamera2_broken(exc)
+        if broken:
+            say(f"camera: picamera2 {broken}")
     try:
         import cv2
 

@@ -172,6 +172,15 @@ class FolderSource:
         self._files = []
 
 
+def picamera2_broken(exc: BaseException) -> str | None:
+    """Why Picamera2 failed to import, when it is installed but does not load ("numpy.dtype
+    size changed", "numpy.core.multiarray failed to import": apt's build against pip's numpy,
+    an ImportError or a ValueError); None when it is simply not installed."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name == "picamera2":
+        return None
+    return f"does not load ({exc}): see hardware/README.md, 'The camera does not load'"
+
+
 class Picamera2Source:
     """The Raspberry Pi camera module through Picamera2 (apt: python3-picamera2).
 
@@ -191,17 +200,10 @@ class Picamera2Source:
     def open(self) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ModuleNotFoundError as exc:
-            if exc.name != "picamera2":  # installed, but something it needs does not load
-                raise SourceError(f"picamera2 is installed but does not load ({exc}): see hardware/README.md, "
-                                  f"'The camera does not load'") from None
-            raise SourceError(
-                "picamera2 is not installed (on Raspberry Pi OS: sudo apt install python3-picamera2)"
-            ) from None
-        except Exception as exc:  # "numpy.dtype size changed", "numpy.core.multiarray failed to import":
-            # apt's build against pip's numpy (an ImportError or a ValueError)
-            raise SourceError(f"picamera2 is installed but does not load ({exc}): see hardware/README.md, "
-                              f"'The camera does not load'") from None
+        except Exception as exc:
+            broken = picamera2_broken(exc)
+            raise SourceError(f"picamera2 is installed but {broken}" if broken else "picamera2 is not installed "
+                              "(on Raspberry Pi OS: sudo apt install python3-picamera2)") from None
         try:
             cam = Picamera2(self.camera_num)
             # "RGB888" arrays are laid out B, G, R: exactly what OpenCV expects.
