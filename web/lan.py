@@ -24,6 +24,11 @@ def join_url(port: int, ip: str | None = None) -> str:
     return f"http://{ip or lan_ip()}:{port}/"
 
 
+def seat_url(base: str) -> str:
+    """A player's way in: the seat page under the table's address (the table view only watches)."""
+    return base.rstrip("/") + "/seat"
+
+
 def qr_svg(text: str) -> str:
     """A QR code of `text` as an SVG document (drawn locally by the qrcode package): dark
     modules on white with the standard quiet zone of 4 modules, so a phone reads it on any

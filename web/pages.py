@@ -10,7 +10,7 @@ from companion.referee.cards import COLORS
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
 from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t
-from web.lan import join_url, qr_svg
+from web.lan import join_url, qr_svg, seat_url
 from web.security import csrf_token, is_host
 
 bp = Blueprint("pages", __name__)
@@ -19,8 +19,7 @@ VIEWS = ("table", "seat", "standings", "host", "tv")
 
 def _url() -> str:
     """The way in for a player: the seat page (the table's own view only watches)."""
-    base = current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
-    return base.rstrip("/") + "/seat"
+    return seat_url(current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"])))
 
 
 def page_lang() -> str:

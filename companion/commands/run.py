@@ -309,6 +309,14 @@ def access_file(db: Path) -> Path:
     return db.with_name(db.stem + ".access.db")
 
 
+EVERY_ADDRESS = ("0.0.0.0", "::")  # a server bound to these listens on every network
+
+
+def _http(host: str, port: int) -> str:
+    """http://host:port, an IPv6 address in brackets."""
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+
+
 def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mode: str = "camera") -> Any:
     """The phone page. `mode`: "camera" (cards are read), "none" (phones enter the cards),
     "demo" (the recorded demo plays; phones only watch)."""
@@ -316,9 +324,7 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
 
     db = config.db_path
     # a server bound to one address is reached there, not at the machine's LAN address
-    public = None
-    if config.host not in ("0.0.0.0", "::"):
-        public = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}/"
+    public = None if config.host in EVERY_ADDRESS else _http(config.host, config.port) + "/"
     settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": public,
                       "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
@@ -471,16 +477,16 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     try:
         companion.start()
         if web is not None:
-            from web.lan import lan_ip
+            from web.lan import lan_ip, seat_url
 
-            where = lan_ip() if config.host in ("0.0.0.0", "::") else config.host
-            url = f"http://{'[' + where + ']' if ':' in where else where}:{web.port}"  # IPv6 in brackets
+            every = config.host in EVERY_ADDRESS
+            url = _http(lan_ip() if every else config.host, web.port)
             # this machine's own name for it only where the server listens on every address
-            here = f"http://localhost:{web.port} and " if config.host in ("0.0.0.0", "::") else ""
+            here = f"http://localhost:{web.port} and " if every else ""
             say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
             link = host_link(web.app, url)
             if args.bench is None:
-                print_join(url.rstrip("/") + "/seat", say)  # a player's way in: the seat page
+                print_join(seat_url(url), say)
                 if link:
                     print_join(link, say, "host: open {url} once on the host's phone to log in as host "
                                           "(one use, for an hour), or scan:")
