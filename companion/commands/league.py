@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_arguments(parser)
 
 
+def _games(n: int, width: int = 0, kind: str = "") -> str:
+    """'1 game', '3 finished games' (the count padded to `width`)."""
+    return f"{n:{width}d} {kind}game{'' if n == 1 else 's'}"
+
+
 def pick_league(store: EventStore, which: str | None) -> str:
     """A league id from an id or "newest"; a one-line error if there is none."""
     leagues = store.leagues()
@@ -78,8 +83,7 @@ def main(args: argparse.Namespace) -> int:
         if args.action == "list":
             for entry in store.leagues():
                 state = "closed" if entry["closed"] else "open"
-                games = f"{entry['games']:3d} game{'' if entry['games'] == 1 else 's'}"
-                print(f"{entry['id']}  {games:9s}  {state:6s}  {entry['name']}")
+                print(f"{entry['id']}  {_games(entry['games'], 3):9s}  {state:6s}  {entry['name']}")
             return 0
         if args.action == "add":
             if not args.name:
@@ -97,8 +101,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(table, indent=1))
         return 0
-    games = len(table["games"])
-    print(f"{table['league']['name']} ({league_id}): {games} finished game{'' if games == 1 else 's'}"
+    print(f"{table['league']['name']} ({league_id}): {_games(len(table['games']), kind='finished ')}"
           + (f", {len(table['unfinished'])} unfinished" if table["unfinished"] else ""))
     for row in table["table"]:
         print(f"{row['rank']:2d}. {row['player']:12s} {row['victory_points']:4d} VP  "
