@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from companion.errors import CompanionError, InputFileError
 
@@ -206,11 +206,7 @@ class EventStore:
     def _reads_sound(self) -> bool:
         """Whether the file passes quick_check opened for reading only: a full or read-only
         card fails the first check (SQLite cannot make its side files), not the file."""
-        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
-            try:
-                db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
-            except sqlite3.Error:
-                continue
+        for db in self._read_only_connections():
             try:
                 if self._quick_check(db) == "":
                     return True
@@ -218,14 +214,22 @@ class EventStore:
                 db.close()
         return False
 
+    def _read_only_connections(self) -> Iterator[sqlite3.Connection]:
+        """Connections that only read the file: as it is (with its journal), then as an
+        immutable file (when even the journal's side files cannot be made)."""
+        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+            try:
+                yield sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
+            except sqlite3.Error:
+                continue
+
     def _open_read_only(self, why: str, detail: str,
                         fix: str = "until a backup is restored (`uno-companion restore`)") -> None:
         """Open the file for reading only; every write is refused with `why`. One line says
         so (with SQLite's `detail`), or, where the file cannot even be read, the StoreError."""
         self.read_only = f"the event store {self.path.name} {why}: read-only, nothing new is stored {fix}"
-        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+        for db in self._read_only_connections():
             try:
-                db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("SELECT name FROM sqlite_master").fetchall()
                 self._db = db
                 self.journal_mode = str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower()
@@ -234,7 +238,7 @@ class EventStore:
             except sqlite3.Error:
                 try:
                     db.close()
-                except (sqlite3.Error, UnboundLocalError):
+                except sqlite3.Error:
                     pass
         raise StoreError(f"the event store {self.path} {why} and cannot be read either ({detail}): "
                          "restore a backup with `uno-companion restore`") from None
