@@ -354,15 +354,15 @@ function ranked(rows, names) {
 }
 function renderTotals() {
   const tb = $("totals"); if (!tb) return; tb.innerHTML = "";
-  ranked(S.players || [], p => [p.name]).forEach(p => {
-    const tr = el("tr", undefined, p.name === S.turn ? "turn" : ""), name = el("td", p.name); name.dir = "auto"; tr.appendChild(name); tr.appendChild(el("td", String(p.score), "num")); tr.appendChild(el("td", String(p.hands_won), "num")); tb.appendChild(tr);
-  });
+  // a row: name, total, hands won (a player's or a team's)
+  const row = (who, cls) => { const tr = el("tr", undefined, cls), name = el("td", who.name); name.dir = "auto"; tr.appendChild(name); tr.appendChild(el("td", String(who.score), "num")); tr.appendChild(el("td", String(who.hands_won), "num")); return tr; };
+  ranked(S.players || [], p => [p.name]).forEach(p => tb.appendChild(row(p, p.name === S.turn ? "turn" : "")));
   if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t("st.target", { n: S.rules.target })) : "";
   // a team game: the teams' totals above the players' (the standings and the TV)
   const teams = S.teams || [], tt = $("teamtotals");
   if (!tt) return;
   $("teams").hidden = !teams.length; tt.innerHTML = "";
-  ranked(teams, tm => tm.players).forEach(tm => { const tr = el("tr"); tr.appendChild(el("td", tm.name)); tr.appendChild(el("td", String(tm.score), "num")); tr.appendChild(el("td", String(tm.hands_won), "num")); tt.appendChild(tr); });
+  ranked(teams, tm => tm.players).forEach(tm => tt.appendChild(row(tm)));
 }
 
 function renderStandings() {
@@ -428,17 +428,23 @@ function lineChart(names, run, goal, title, axisX, axisY) {
 }
 
 // -- the League tab (league night): victory points, games won, game points, a chart -------
-let leagueKey = null;
+// Only a finished game changes a league: the newest is asked for when first shown and again
+// when a game ends; null when `seen` (a view's own memory) says nothing changed since.
+function leagueChanged(seen) {
+  const key = String(!!S && S.waiting_for === "game_over");
+  if (seen.key === key) return null;
+  seen.key = key;
+  return fetch("/api/league/newest").then(r => r.ok ? r.json() : null);
+}
+const leagueSeen = {}, tvLeagueSeen = {};
 function showTab(which) {
   ["game", "league"].forEach(k => { $("tab-" + k).setAttribute("aria-selected", String(k === which)); $(k + "tab").hidden = k !== which; });
-  if (which === "league") { leagueKey = null; loadLeague(); }
+  if (which === "league") { leagueSeen.key = null; loadLeague(); }
 }
 function loadLeague() {
-  // only a finished game changes a league: fetch when the tab opens and when a game ends
-  const key = String(!!S && S.waiting_for === "game_over");
-  if (!$("leaguetab") || $("leaguetab").hidden || leagueKey === key) return;
-  leagueKey = key;
-  fetch("/api/league/newest").then(r => r.ok ? r.json() : null).then(showLeague).catch(() => showLeague(null));
+  if (!$("leaguetab") || $("leaguetab").hidden) return;
+  const got = leagueChanged(leagueSeen);
+  if (got) got.then(showLeague).catch(() => showLeague(null));
 }
 function showLeague(d) {
   $("lgnone").hidden = !!d; $("lgbody").hidden = !d;
@@ -457,12 +463,9 @@ function showLeague(d) {
 
 function renderTv() { renderPlayers(); renderTotals(); loadTvLeague(); }
 // League night on the TV: the open league's table under the game's (fetched when a game ends)
-let tvLeagueKey = null;
 function loadTvLeague() {
-  const key = String(!!S && S.waiting_for === "game_over");
-  if (!$("tvleague") || tvLeagueKey === key) return;
-  tvLeagueKey = key;
-  fetch("/api/league/newest").then(r => r.ok ? r.json() : null).then(d => {
+  const got = $("tvleague") && leagueChanged(tvLeagueSeen);
+  if (got) got.then(d => {
     const show = !!d && !d.league.closed && d.games.length > 0;
     $("tvleague").hidden = !show;
     if (!show) return;
@@ -720,26 +723,23 @@ on("revsend", "click", async () => {
 });
 // A revealed hand typed by the host: the names are checked by the companion, which answers
 // with the points they are worth.
-// A card typed in the page's words or the referee's: "giallo 5", "5 giallo", "Jolly pesca quattro",
-// "yellow_5". A word it does not know goes to the companion as typed, whose refusal names it.
-function typedCard(word) {
+// The cards of a hand typed in the page's words or the referee's: "giallo 5", "5 giallo",
+// "Jolly pesca quattro", "yellow_5". Commas part names for sure; within a part the longest run
+// of words that names a card is taken ("giallo 5 Jolly pesca quattro": two cards). A word it
+// does not know goes to the companion as typed, whose refusal names it.
+function typedCards(text) {
   const key = (w) => String(w).toLowerCase().trim().replace(/[\s_]+/g, "_");
-  const d = deckCards(), names = {};
+  const d = deckCards(), names = {};  // every way to write each card of the deck in play, once
   const add = (id, words) => words.forEach(w => { names[key(w)] = id; });
   d.colours.forEach(c => d.syms.forEach(s => { const id = c + "_" + s, cw = T["color." + c], sw = T["sym." + s] || s; add(id, [id, cardName(id), cw + " " + sw, sw + " " + cw]); }));
   d.wilds.forEach(w => add(w, [w, cardName(w)]));
-  return names[key(word)] || null;
-}
-// The cards in a typed hand: commas part names for sure; within a part the longest run of
-// words that names a card is taken ("giallo 5 Jolly pesca quattro": two cards).
-function typedCards(text) {
   const cards = [];
   text.split(",").forEach(part => {
     const words = part.trim().split(/\s+/).filter(Boolean);
     for (let i = 0; i < words.length;) {
       let n = Math.min(4, words.length - i);
-      while (n > 1 && !typedCard(words.slice(i, i + n).join(" "))) n--;
-      cards.push(typedCard(words.slice(i, i + n).join(" ")) || words[i]); i += n;
+      while (n > 1 && !names[key(words.slice(i, i + n).join(" "))]) n--;
+      cards.push(names[key(words.slice(i, i + n).join(" "))] || words[i]); i += n;
     }
   });
   return cards;
