@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} has a game in progress ({in_progress}); an unfinished log imported "
                              f"now would take its place when the companion starts: finish that game "
                              f"first, or import into another store (--db)")
-        game_id = store.import_jsonl(args.log)
+        game_id = store.import_lines(lines)  # the lines checked above, not read again
         rows = store.rows(game_id)
         finished = store.last_unfinished() != game_id
     rejected = sum(not row["accepted"] and row["line"] != "" for row in rows)

@@ -477,7 +477,10 @@ class EventStore:
         and the game whether it finished. The whole file goes in one transaction: a file
         that cannot be read leaves the store untouched.
         """
-        lines = read_jsonl(path)
+        return self.import_lines(read_jsonl(path), game_id=game_id)
+
+    def import_lines(self, lines: list, *, game_id: str | None = None) -> str:
+        """`import_jsonl` for a log already read (`read_jsonl`'s lines); return the game's id."""
         from companion.referee.engine import Table  # the engine is pure; imported only when needed
 
         table = Table()
