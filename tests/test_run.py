@@ -547,6 +547,39 @@ def test_a_restart_resumes_the_game_the_host_set_up_on_the_page(tmp_path: Any) -
     assert after.game_id == seated and [p["name"] for p in after.state["players"]] == ["Cy", "Bob", "Ann"]
 
 
+def test_a_restart_after_the_game_ended_shows_its_result_and_deals_nothing(tmp_path: Any) -> None:
+    # The last points are typed, the game is won, the power goes: at restart the table shows
+    # that result (no new deal at 0 points, nothing unfinished added to the league); the
+    # host starts the next game. With other players configured, theirs is dealt.
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.data import EXAMPLE_LOG
+    from companion.referee.league import league_standings
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    db = tmp_path / "games.db"
+    with EventStore(db) as store:
+        league = store.new_league("Friday", [12, 6, 2, 0])
+        referee = Referee(store)
+        for line in EXAMPLE_LOG.read_text(encoding="utf-8").splitlines():
+            referee.submit(line, "config")
+        assert referee.state["waiting_for"] == "game_over"
+        finished, players = referee.game_id, [p["name"] for p in referee.state["players"]]
+    said: list[str] = []
+    with EventStore(db) as store:
+        again = Referee(store)
+        assert start_table(again, Config(players=players), said.append) is False
+        assert again.game_id == finished and again.state["waiting_for"] == "game_over"
+        assert said[-1].startswith(f"game: {finished}") and "wins the game" in said[-1]
+        assert "New game" in said[-1]
+        assert len(store.games()) == 1 and league_standings(store, league)["unfinished"] == []
+    with EventStore(db) as store:
+        others = Referee(store)
+        assert start_table(others, Config(players=["Dee", "Eve"]), said.append) is True
+        assert others.game_id != finished and said[-1].startswith("game: new game")
+
+
 def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> None:
     from companion.commands.run import start_table
     from companion.config import Config

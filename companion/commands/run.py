@@ -260,6 +260,12 @@ def _unfinished_of(store: Any, players: list[str], skip: str | None) -> str | No
     return None
 
 
+def _result(state: dict) -> str:
+    """A finished game's result in the referee's own words ("Ann wins the game with 512 points")."""
+    won = [n for n in state.get("notices") or [] if n.get("kind") == "game_won"]
+    return won[-1]["message"] if won else f"{state.get('game_winner')} won"
+
+
 def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> bool:
     """Resume the stored unfinished game (after a restart or a power cut), also when the host
     set its players up on the page or changed its seats; when the configured players were
@@ -271,10 +277,17 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     if getattr(referee.store, "read_only", ""):  # a damaged store: the page shows what it can
         say(f"game: none started: {referee.store.read_only}")
         return False
+    over = referee.game_id is not None and state.get("waiting_for") == "game_over"
     changed = False
-    if resumable and config.players:
+    if (resumable or over) and config.players:
         source, first = _first_game(referee.store, referee.game_id)
         changed = source == "config" and first != config.players
+    if over and not changed:
+        # a restart after the last hand (a power cut, the evening's end): the result stays up
+        # and the seats stay taken; the host starts the next game, as without the restart
+        say(f"game: {referee.game_id} ({', '.join(names)}) is over: {_result(state)}; "
+            "the host starts the next game (Host, New game)")
+        return False
     if resumable and not changed:
         say(f"game: resuming {referee.game_id} ({len(referee.events)} events, {', '.join(names)})")
         if config.players and names != config.players:
@@ -284,7 +297,7 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     if not config.players:
         say("game: none yet; set up the players on the host page")
         return False
-    if changed:  # a run with other players: theirs stays; these players' own game comes back
+    if changed and not over:  # a run with other players: theirs stays; these players' own game comes back
         say(f"game: {referee.game_id} ({', '.join(names)}) stays in the store unfinished; it resumes "
             f"when the companion starts with those players again")
         older = _unfinished_of(referee.store, config.players, referee.game_id)

@@ -118,7 +118,9 @@ def league_standings(store: Any, league_id: str) -> dict[str, Any]:
     if league is None:
         known = ", ".join(entry["id"] for entry in store.leagues()[-3:]) or "none yet"
         raise LeagueError(f"no league {league_id!r} (leagues: {known})")
-    results = [(g, game_result(replay(store.events(g)).state)) for g in store.league_games(league_id)]
+    states = [(g, replay(store.events(g)).state) for g in store.league_games(league_id)]
+    # a game with no players (the host's New game taken back at once) was never played
+    results = [(g, game_result(state)) for g, state in states if state["players"]]
     out = standings(results, league["victory_points"])
     out["league"] = {key: league[key] for key in ("id", "name", "created", "closed")}
     return out

@@ -156,7 +156,8 @@ class RequestIdError(CompanionError, ValueError):
 class Referee:
     """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
 
-    On start the newest game of the store is restored by replay unless it is over.
+    On start the newest game of the store is restored by replay (`EventStore.current_game`):
+    one in play goes on, one that is over shows its result until the host starts the next.
     """
 
     def __init__(self, store: EventStore, backups: Any = None) -> None:
@@ -165,7 +166,7 @@ class Referee:
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
         try:
-            self.game_id: str | None = store.last_unfinished()
+            self.game_id: str | None = store.current_game()
             self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
         except StoreError as exc:
             if not getattr(store, "read_only", ""):
@@ -245,12 +246,15 @@ class Referee:
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
             notices = table.push(event)
             self._table, self.game_id = table, game_id
-            self._state = _copy(table.state)
-            over = self._state.get("waiting_for") == "game_over"
+            over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
                 self._mark_finished(game_id, over)
-            if self.backups is not None and len(self._state.get("history") or []) > hands_before:
+            if self.backups is not None and len(table.state.get("history") or []) > hands_before:
                 self.backups.request()  # a hand is finished: a rolling backup, in the background
+            if accepted and not table.state["players"] and event.get("type") == "undo":
+                # the host's New game taken back: the table goes back to the game it replaced
+                self._back_to_the_game_before(game_id)
+            self._state = _copy(self._table.state)
             for notice in notices:
                 if notice.get("kind") == "reading":  # the host's console says it too
                     log.warning("camera: %s", notice.get("message"))
@@ -266,6 +270,12 @@ class Referee:
             self._table, self.game_id = table, game_id
             self._state = _copy(table.state)
             self._notify([])
+
+    def _back_to_the_game_before(self, game_id: str) -> None:
+        ids = [game["id"] for game in self.store.games()]
+        before = self.store.current_game()  # passes over this game, which has no players now
+        if before is not None and ids.index(before) < ids.index(game_id):
+            self._table, self.game_id = replay(self.store.events(before)), before
 
     def _table_for(self, event: dict | str) -> tuple[Table, str]:
         """The table and game id an event belongs to: a valid `game` event starts a new game

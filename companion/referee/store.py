@@ -418,22 +418,37 @@ class EventStore:
             rows = self._read("SELECT id FROM games ORDER BY n DESC LIMIT 1", ())
         return rows[0][0] if rows else None
 
-    def last_unfinished(self) -> str | None:
-        """The newest game if it has not reached game_over, else None.
+    def current_game(self) -> str | None:
+        """The game a table takes up when it starts: the newest game, finished or not (after a
+        power cut at a game's end the table comes back showing its result, not a new deal).
 
-        Only the newest game counts: a game abandoned for a newer one is not brought back
-        after the newer one finished. A finished game brought in by `import` (last week's
-        log, kept for the record) is not played at this table: it does not stand in front of
-        the game in progress.
+        A finished game brought in by `import` (last week's log, kept for the record) is not
+        played at this table and does not stand in front of the table's own game. A game that
+        has no players (its `game` line undone: the host's New game taken back) is passed
+        over for the game before it, which the undo went back to.
         """
+        from companion.referee.engine import replay  # the engine is pure; imported only when needed
+
         with self._lock:
             rows = self._read(
-                "SELECT g.id, g.finished FROM games g WHERE NOT (g.finished AND EXISTS ("
+                "SELECT g.id FROM games g WHERE NOT (g.finished AND EXISTS ("
                 "SELECT 1 FROM events e WHERE e.game_id = g.id AND e.seq = 0 AND e.source = 'import')) "
-                "ORDER BY g.n DESC LIMIT 1", ())
-        if rows and not rows[0][1]:
-            return str(rows[0][0])
+                "ORDER BY g.n DESC LIMIT 20", ())
+        for (game_id,) in rows:
+            if replay(self.events(game_id)).state["players"]:
+                return str(game_id)
         return None
+
+    def last_unfinished(self) -> str | None:
+        """`current_game` if it has not reached game_over, else None.
+
+        Only the newest game counts: a game abandoned for a newer one is not brought back
+        after the newer one finished.
+        """
+        game_id = self.current_game()
+        with self._lock:
+            rows = self._read("SELECT finished FROM games WHERE id = ?", (game_id,))
+        return game_id if rows and not rows[0][0] else None
 
     def _texts(self, game_id: str) -> list[str]:
         with self._lock:

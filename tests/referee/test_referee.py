@@ -247,16 +247,41 @@ def test_referee_score_fix_reopens_a_finished_game_and_restart_finds_it(
 
     referee = Referee(store)
     for line in EXAMPLE_LOG.read_text(encoding="utf-8").splitlines():
-        referee.submit(line, "import")
+        referee.submit(line, "phone")
     assert referee.state["waiting_for"] == "game_over"
     with EventStore(tmp_path / "table.db") as again:
-        assert Referee(again).game_id is None  # a finished game is not resumed
+        # a power cut at the game's end: the table comes back showing the result, not empty
+        restored = Referee(again)
+        assert restored.game_id == referee.game_id and restored.state == referee.state
     # The host corrects hand 1: Ann falls below the target, the game goes on.
     referee.submit({"type": "score_fix", "hand": 1, "player": "Ann", "points": 10}, "phone")
     assert referee.state["waiting_for"] == "deal" and referee.state["game_winner"] is None
     with EventStore(tmp_path / "table.db") as again:
         restored = Referee(again)
         assert restored.game_id == referee.game_id and restored.state == referee.state
+
+
+def test_a_new_game_taken_back_goes_back_to_the_game_it_replaced(store: EventStore, tmp_path: Path) -> None:
+    # The host taps New game by mistake mid-hand, then Undo: the hand in progress is back,
+    # where it stood, also after a restart; the empty game does not count in the league.
+    store.new_league("Friday", [12, 6, 2, 0])
+    referee = Referee(store)
+    _submit_all(referee, OPENING)
+    playing, before = referee.game_id, referee.state
+    assert not _rejected(referee.submit({"type": "game", "players": ["Dee", "Eve"]}, "host"))
+    assert referee.game_id != playing
+    notices = referee.submit({"type": "undo"}, "host")
+    assert not _rejected(notices) and any(n["kind"] == "undone" for n in notices)
+    assert referee.game_id == playing and referee.state == before
+    referee.submit({"type": "play", "card": "green_2"})  # and play goes on in that game
+    assert referee.state["turn"] == "Bob" and store.events(playing)[-1] == {"type": "play", "card": "green_2"}
+    with EventStore(tmp_path / "table.db") as again:
+        restored = Referee(again)
+        assert restored.game_id == playing and restored.state == referee.state
+        from companion.referee.league import league_standings
+
+        table = league_standings(again, again.leagues()[-1]["id"])
+        assert table["unfinished"] == [playing]
 
 
 def test_referee_correct_goes_through_submit_and_replays(store: EventStore) -> None:
