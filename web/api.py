@@ -280,7 +280,11 @@ def act() -> Any:
     # (table-log.md): the engine names that player.
     standing = (action in ("play", "draw") and state.get("waiting_for") == "take_back"
                 and state.get("stands_for") == me)
-    if action in _TURN_ACTIONS and not standing:
+    # jump-in (house rule): the identical card, out of turn, while a play is awaited; the
+    # engine checks the card and names the jumper as the player play goes on from
+    jump = (action == "play" and bool((state.get("rules") or {}).get("jump_in"))
+            and state.get("waiting_for") == "play" and state.get("turn") not in (None, me))
+    if action in _TURN_ACTIONS and not standing and not jump:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             waiting = state.get("waiting_for")
             if state.get("turn") and state.get("turn") != me:
@@ -307,6 +311,8 @@ def act() -> Any:
         event: dict = {"type": "draw", "count": count}
     elif action in ("play", "flip"):
         event = {"type": action, "card": _card(data.get("card"))}
+        if jump:
+            event["player"] = me
     elif action == "points":
         points = _int(data.get("points"), "points")
         if points < 0:
@@ -599,6 +605,9 @@ def host_card() -> Any:
     event: dict = {"type": kind, "card": _card(data.get("card"))}
     if data.get("color") not in (None, ""):
         event["color"] = _color(data["color"])
+    if kind == "play" and data.get("player") not in (None, ""):
+        # a jump-in the camera missed: the jumper laid it, not the player on turn
+        event["player"] = _player(_ext().referee.state, data["player"])
     return _submit(event, "host")
 
 

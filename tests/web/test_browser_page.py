@@ -318,6 +318,24 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     expect(fay.locator("#tookbtns")).to_be_hidden()
 
 
+def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browser):
+    url, referee = server
+    for event in ({"type": "game", "players": ["Kim", "Lou", "Max"], "rules": {"jump_in": True}},
+                  {"type": "deal", "dealer": "Max"}, {"type": "flip", "card": "green_4"},
+                  {"type": "play", "card": "green_8"}):  # Kim's; Lou is on turn
+        referee.submit(event, source="host")
+    lou, max_ = (_sit(browser, url, name) for name in ("Lou", "Max"))
+    expect(lou.locator("#jumpbtn")).to_be_hidden()  # on turn: a play, not a jump-in
+    jump = max_.locator("#jumpbtn")
+    expect(jump).to_have_text(t("btn.jump_in", "en", {"card": "green_8"}))
+    cards = next(p["cards"] for p in referee.state["players"] if p["name"] == "Max")
+    jump.click()
+    _toast(max_, "done.jump_in", card="green_8")
+    _wait(lambda: referee.state["turn"] == "Kim", "play going on from Max")
+    assert next(p["cards"] for p in referee.state["players"] if p["name"] == "Max") == cards - 1
+    expect(lou.locator("#jumpbtn")).to_be_visible()  # now Lou may jump in on Max's card
+
+
 def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
     url, referee = server
     for event in ({"type": "game", "players": ["Gus", "Hal"]}, {"type": "deal", "dealer": "Gus"}):

@@ -97,6 +97,46 @@ def test_phones_only_a_wrong_card_is_taken_back_from_its_phone_or_left_standing_
     assert state["top"] == "green_8" and state["turn"] == "Bob" and state["drawn"]
 
 
+def _cards(referee, name):
+    return next(p["cards"] for p in referee.state["players"] if p["name"] == name)
+
+
+def test_phones_only_a_jump_in_is_the_jumpers_from_their_phone_or_the_host(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"jump_in": True}}).status_code == 200
+    for name in PLAYERS:  # a new game frees the seats
+        assert seat[name].post("/api/seat", json={"player": name}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
+    # Ann's red 6 is on the pile and it is Bob's turn: Cat jumps in with the other red 6
+    before = {n: _cards(referee, n) for n in PLAYERS}
+    assert seat["Cat"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
+    assert _cards(referee, "Cat") == before["Cat"] - 1 and _cards(referee, "Bob") == before["Bob"]
+    assert referee.state["turn"] == "Ann"  # play goes on from the jumper
+    # not the identical card: refused, nothing changes
+    events = len(referee.events)
+    assert seat["Cat"].post("/api/act", json={"action": "play", "card": "red_7"}).status_code == 409
+    assert _cards(referee, "Cat") == before["Cat"] - 1 and referee.state["turn"] == "Ann"
+    # a jump-in the host enters is the named player's, not the player on turn's
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_9"}).status_code == 200
+    assert host.post("/api/host/card", json={"type": "play", "card": "red_9", "player": "Cat"}).status_code == 200
+    assert _cards(referee, "Cat") == before["Cat"] - 2 and _cards(referee, "Bob") == before["Bob"]
+    assert referee.state["turn"] == "Ann" and len(referee.events) == events + 3
+
+
+def test_phones_only_without_jump_in_the_hosts_named_player_must_be_on_turn(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    state = referee.state
+    resp = host.post("/api/host/card", json={"type": "play", "card": "red_5", "player": "Bob"})
+    assert resp.status_code == 409 and referee.state["turn"] == "Ann"  # not silently Ann's card
+    assert [p["cards"] for p in referee.state["players"]] == [p["cards"] for p in state["players"]]
+    assert host.post("/api/host/card", json={"type": "play", "card": "red_6", "player": "Dee"}).status_code == 400
+    assert host.post("/api/host/card", json={"type": "play", "card": "red_6", "player": "Ann"}).status_code == 200
+    assert referee.state["turn"] == "Bob"
+
+
 def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
     app, referee, host, seat = _table(tmp_path, "camera")
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")

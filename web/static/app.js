@@ -288,6 +288,13 @@ function renderSeat() {
   // UNO! and Catch belong to a hand in play, not to the scores or the wait for a deal
   if ($("unobtns")) $("unobtns").hidden = demo || !IN_HAND.includes(w) || w === "flip";
   if ($("tookbtns")) $("tookbtns").hidden = demo || !(myTurn && w === "take_back");
+  // jump-in (house rule, no camera): the identical card laid out of turn, from this phone
+  const jb = $("jumpbtn"), out = (S.out || []).includes(me) || !(mine && mine.cards > 0);
+  if (jb) {
+    jb.hidden = !(S.rules && S.rules.jump_in) || myTurn || w !== "play" || !S.turn || !top || S.pending_draw > 0 || out;
+    const label = t("btn.jump_in", { card: top });
+    if (jb.textContent !== label) jb.textContent = label;
+  }
   $("drewform").hidden = demo || !owe;
   $("secondbtns").hidden = demo || !second;
   $("reflectbtn").hidden = demo || !reflect;
@@ -615,6 +622,7 @@ on("drewform", "submit", async (e) => {
   const r = await post("/api/act", { action: S.waiting_for === "challenge" ? "accept" : "draw", count: n }, "done.drew", { n });
   if (r.ok) $("drewn").value = "";
 });
+on("jumpbtn", "click", () => { const c = S.top; if (c) post("/api/act", { action: "play", card: c }, "done.jump_in", { card: c }); });
 on("reflectbtn", "click", () => post("/api/act", { action: "play", card: "mario_reflect" }, "done.reflect"));
 on("nosecond", "click", () => post("/api/act", { action: "pass" }, "done.no_second"));
 on("leave", "click", async () => { if (!(await ask(t("confirm.leave", { player: me })))) return; await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
