@@ -124,6 +124,11 @@ def notice_say(notice: dict) -> Say:
         if who:
             return {"k": "notice.undone_by", "a": {"player": who}}
         return {"k": "notice.undone", "a": {}}
+    if kind == "score_fixed":
+        m = re.match(rf"^hand (\d+) fixed: {_NAME} (\d+) points(: the game goes on)?$", message)
+        if m:
+            key = "notice.score_fixed_on" if m.group(4) else "notice.score_fixed"
+            return {"k": key, "a": {"player": m.group(2), "hand": int(m.group(1)), "n": int(m.group(3))}}
     if kind == "catch_void":
         if player is None:
             return {"k": "notice.catch_nobody", "a": {}}

@@ -1790,8 +1790,13 @@ class Table:
         entry = hands[hand]
         entry["points"] = dict(entry["points"], **{self._names[p]: pts})
         self._total()
+        was_over = self._phase == "game_over"
+        self._note("score_fixed", p, f"hand {hand} fixed: {self._names[p]} {pts} points")
+        fixed = self._notices[-1]
         if self._phase in ("deal", "game_over"):
-            self._settle()
+            self._settle()  # which may say who wins the game now
+        if was_over and self._phase != "game_over":
+            fixed["message"] += ": the game goes on"  # the last "wins the game" no longer stands
 
     def _h_correct(self, ev: dict, dry: bool) -> None:
         n = _int(ev.get("event"))

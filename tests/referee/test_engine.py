@@ -425,7 +425,7 @@ def test_engine_tie_break_the_player_who_did_not_draw_last():
     assert [p["hands_won"] for p in state["players"]] == [1, 1]
     assert [p["cards"] for p in state["players"]] == [0, 0]
     assert state["game_winner"] == "Bob"
-    assert kinds(table, since=11) == [("game_won", "Bob")]
+    assert kinds(table, since=11) == [("score_fixed", "Ann"), ("game_won", "Bob")]
 
 
 # -------------------------------------------------------------------- dealer

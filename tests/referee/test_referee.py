@@ -256,6 +256,12 @@ def test_referee_score_fix_reopens_a_finished_game_and_restart_finds_it(
     # The host corrects hand 1: Ann falls below the target, the game goes on.
     referee.submit({"type": "score_fix", "hand": 1, "player": "Ann", "points": 10}, "phone")
     assert referee.state["waiting_for"] == "deal" and referee.state["game_winner"] is None
+    # the feed says so: its last "wins the game" no longer stands
+    from web.messages import notice_say
+
+    fixed = referee.state["notices"][-1]
+    assert fixed["kind"] == "score_fixed" and fixed["message"].endswith("the game goes on")
+    assert notice_say(fixed) == {"k": "notice.score_fixed_on", "a": {"player": "Ann", "hand": 1, "n": 10}}
     with EventStore(tmp_path / "table.db") as again:
         restored = Referee(again)
         assert restored.game_id == referee.game_id and restored.state == referee.state

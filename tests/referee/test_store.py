@@ -220,11 +220,12 @@ def test_store_replay_equals_live_state(tmp_path_factory: pytest.TempPathFactory
         copy = store.import_jsonl(out)
         assert copy != game_id and store.events(copy) == stored
         assert replay(store.events(copy)).state == state
-    # A restart restores the game if it is unfinished (the import is now the newest game).
+    # A restart restores the game (the import is now the newest game): a finished one shows
+    # its result, the table's own, not the finished copy brought in by import.
     with EventStore(path) as again:
         restored = Referee(again)
         if state["waiting_for"] == "game_over":
-            assert restored.game_id is None and restored.state["waiting_for"] == "game"
+            assert restored.game_id == game_id and restored.state == state
         else:
             assert restored.game_id == copy and restored.state == state
 
