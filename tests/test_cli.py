@@ -18,6 +18,12 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "companion" / "data" / "example.
     (["make-video", "--noise", "-1", "v.mp4"], 2),
     (["eval-photos", "--per-card", "0", "--rendered", "classic"], 2),
     (["replay", "no-such-log.jsonl"], 2),                        # a file that cannot be read
+    (["recognize", "no-such.jpg"], 2),
+    (["recognize", "."], 2),                                     # a folder is no picture
+    (["bench-vision", "--model", "no-such.pt", "--frames", "1"], 2),
+    (["run", "--bench", "-5"], 2),
+    (["run", "--video", "."], 2),                                # a folder is no video
+    (["run", "--camera", "."], 2),
     (["no-such-command"], 2),
 ])
 def test_exit_status_says_what_kind_of_mistake(argv, status, capsys, tmp_path, monkeypatch) -> None:
@@ -49,3 +55,33 @@ def test_store_commands_use_the_store_the_configuration_names(capsys, tmp_path, 
     assert main(["league", "show", "--config", str(other)]) == 2
     assert "elsewhere.db" in capsys.readouterr().err
     assert main(["league", "show", "--db", str(table_db), "--config", str(other)]) == 0
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path) -> None:
+    # `uno-companion init | head -0`: the pipe is closed before the command writes its line
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, HOME=str(tmp_path))
+    done = subprocess.run(f"{sys.executable} -m companion.cli init | head -c 0", shell=True, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    assert (tmp_path / ".config" / "uno-companion" / "config.toml").is_file()  # the work itself was done
+
+
+def test_an_interrupted_make_video_leaves_no_half_written_file(tmp_path, monkeypatch) -> None:
+    from companion.synth import tablevideo
+
+    frames = tablevideo.TableVideo.frames
+
+    def interrupted(self):
+        for i, frame in enumerate(frames(self)):
+            if i == 3:
+                raise KeyboardInterrupt
+            yield frame
+
+    monkeypatch.setattr(tablevideo.TableVideo, "frames", interrupted)
+    monkeypatch.chdir(tmp_path)
+    assert main(["make-video", "--plays", "2", "v.mp4"]) == 130
+    assert list(tmp_path.iterdir()) == []

@@ -50,7 +50,7 @@ def time_detector(detector: Any, frames: Sequence[np.ndarray]) -> float:
 def main(args: argparse.Namespace) -> int:
     from companion.vision import finder
     from companion.vision.detector import MODEL_STEM, MODELS_DIR, YoloDetector
-    from companion.errors import UsageError
+    from companion.errors import InputFileError, UsageError
     from companion.vision.reader import READER_STEM
     from companion.vision.training_stack import INSTALL, importable, require_training
 
@@ -59,6 +59,9 @@ def main(args: argparse.Namespace) -> int:
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
     weights = Path(args.model) if args.model else Path(MODELS_DIR) / f"{MODEL_STEM}.pt"
+    if args.model and not any(weights.with_suffix(x).is_file() for x in (".onnx", ".pt")):
+        raise InputFileError(f"no model {weights} (neither {weights.with_suffix('.onnx').name} "
+                             f"nor {weights.with_suffix('.pt').name} is there)")
     if args.export:
         require_training("--export")
         from companion.synth.train import export_onnx

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,19 @@ def recognize(paths: list[str], detector) -> list[dict]:
     for path in paths:
         frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
         if frame is None:
-            reason = "no such file" if not Path(path).exists() else "not a readable image"
-            out.append({"image": path, "error": reason})
+            out.append({"image": path, "error": _unreadable(path)})
             continue
         out.append({"image": path, "cards": [d.to_dict() for d in detector.detect(frame)]})
     return out
+
+
+def _unreadable(path: str) -> str:
+    """Why a picture could not be read, in the words a user needs."""
+    if not Path(path).exists():
+        return "no such file"
+    if Path(path).is_dir():
+        return "a folder, not a picture (give the pictures in it, e.g. DIR/*.jpg)"
+    return "not a readable image"
 
 
 def _pictures(paths: list[str]) -> list:
@@ -52,7 +61,7 @@ def _pictures(paths: list[str]) -> list:
     for path in paths:
         picture = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
         if picture is None:
-            raise InputFileError(f"{path}: {'no such file' if not Path(path).exists() else 'not a readable image'}")
+            raise InputFileError(f"{path}: {_unreadable(path)}")
         pictures.append(picture)
     return pictures
 
@@ -67,7 +76,6 @@ def main(args: argparse.Namespace) -> int:
                             reader=False if args.no_reader else (args.reader or True), learn_colours=False,
                             themed=args.themed)
     if args.calibrate:
-        import sys
 
         calibration = detector.calibrate(_pictures(args.calibrate))
         swatches = ", ".join(f"{c} {hexa}" for c, hexa in calibration.swatches().items())
@@ -78,11 +86,11 @@ def main(args: argparse.Namespace) -> int:
     else:
         for r in results:
             if "error" in r:
-                print(f"{r['image']}: error: {r['error']}")
+                print(f"{r['image']}: error: {r['error']}", file=sys.stderr)
             elif not r["cards"]:
                 print(f"{r['image']}: no card found")
             else:
                 found = ", ".join(f"{c['card']} ({c['confidence']:.2f})" for c in r["cards"])
                 print(f"{r['image']}: {found}")
-    # Non-zero only when nothing could be read at all.
-    return 1 if all("error" in r for r in results) else 0
+    # Non-zero only when nothing could be read at all: then no file could be used (2)
+    return 2 if all("error" in r for r in results) else 0

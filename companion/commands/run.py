@@ -96,6 +96,8 @@ def find_camera(say: Callable[[str], None]) -> str | int | None:
 def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str], None]) -> tuple[str, Any]:
     """("demo", None), ("none", None), ("video", Path) or ("camera", spec)."""
     if args.video is not None:
+        if args.video.is_dir():
+            raise InputFileError(_a_folder(args.video))
         if not args.video.is_file():
             raise InputFileError(f"video file {str(args.video)!r} does not exist")
         _probe_video(args.video)
@@ -118,9 +120,16 @@ def choose_source(config: Config, args: argparse.Namespace, say: Callable[[str],
     path = Path(str(spec)).expanduser()
     if not path.exists():
         raise InputFileError(f"camera source {str(spec)!r} is not a camera index, 'picamera', 'demo', 'none', a URL or an existing file")
+    if path.is_dir():
+        raise InputFileError(_a_folder(path))
     if path.is_file():
         _probe_video(path)
-    return "video", path
+    return "video", path  # a device node (/dev/video0) is neither a file nor a folder
+
+
+def _a_folder(path: Path) -> str:
+    return (f"{str(path)!r} is a folder, not a camera or a video: "
+            f"`uno-companion watch {path}` reads a folder of pictures")
 
 
 def _probe_video(path: Path) -> None:
@@ -366,6 +375,8 @@ def main(args: argparse.Namespace) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "true")
     quiet_opencv()
 
+    if args.bench is not None and args.bench <= 0:
+        raise UsageError("--bench must be a number of seconds above 0")
     if not 0.1 <= args.status_every <= 3600:  # 0 would print (and spin) without a pause
         raise UsageError(f"--status-every is seconds, 0.1 to 3600, not {args.status_every:g}")
     config = load_config(args.config)

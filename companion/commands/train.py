@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--images", type=int, default=d.images, help="training scenes (default %(default)s)")
     parser.add_argument("--val-images", type=int, default=d.val_images, help="validation scenes (default %(default)s)")
     parser.add_argument("--seed", type=int, default=d.seed)
-    parser.add_argument("--model", default=d.model, help="ultralytics model yaml (default %(default)s)")
+    parser.add_argument("--model", default=d.model, help="ultralytics model yaml to start from (default %(default)s), or a .pt whose weights training continues")
     parser.add_argument("--imgsz", type=int, default=d.imgsz)
     parser.add_argument("--epochs", type=int, default=d.epochs)
     parser.add_argument("--time", type=float, default=d.hours, dest="hours",

@@ -807,8 +807,11 @@ def make_video(
     try:
         for frame in video.frames():
             writer.write(frame)
-    finally:
+    except BaseException:  # Ctrl-C, kill, a failure: no half-written video is left behind
         writer.release()
+        tmp.unlink(missing_ok=True)
+        raise
+    writer.release()
     tmp.replace(out)
     write_truth(truth_path(out), video.truth)
     return video.truth
