@@ -37,6 +37,11 @@ class Submitter(Protocol):
     def state(self) -> dict: ...
 
 
+# An arm over the pile stays a few seconds; a pile hidden longer than this is worth a line
+# (a phone or a cup left on it, and no card laid there is seen meanwhile).
+PILE_HIDDEN_SAY_S = 20.0
+
+
 @dataclass
 class VisionStats:
     """What the vision thread has done, for the status line and the benchmark."""
@@ -47,6 +52,7 @@ class VisionStats:
     errors: int = 0  # frames whose processing raised
     passes: int = 0  # times a video was started (the demo loops)
     fps: float = 0.0  # frames processed per second, recent
+    pile_hidden: float = 0.0  # seconds the discard pile has been out of the camera's sight
     detect_ms: float = 0.0  # mean time per processed frame, recent
 
 
@@ -198,6 +204,7 @@ class VisionLoop:
             if self.before_frame is not None:
                 self.before_frame(frame)
             events = watcher.feed(frame.image, frame.t)
+            self.stats.pile_hidden = float(getattr(watcher, "pile_hidden", 0.0))
         except Exception:
             # One bad frame (or a recognizer hiccup) is logged, not fatal; no events from it.
             self.stats.errors += 1
@@ -429,6 +436,8 @@ class Companion:
                 camera = f"camera: {self.vision.source_name} ok, {stats.fps:.1f} fps ({stats.detect_ms:.0f} ms/frame)"
             if self.vision.finished.is_set() and not self.vision.stopped and self.vision.error:
                 camera += f" [vision stopped: {self.vision.error}]"
+            if stats.pile_hidden >= PILE_HIDDEN_SAY_S and status is not None and status.state == "ok":
+                camera += f", the pile hidden for {stats.pile_hidden:.0f} s (something over it?)"
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:

@@ -3,6 +3,7 @@ through the phone page's API, and the crash-restart test with a real subprocess.
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -347,6 +348,24 @@ def test_vision_loop_restarts_after_a_crash_and_stops_on_a_user_mistake() -> Non
     assert loop.error == "video file 'x.mp4' does not exist"
     companion = Companion(referee, vision=loop)
     assert "[vision stopped: video file 'x.mp4' does not exist]" in companion.status_line()
+
+
+def test_status_line_says_when_the_pile_has_been_hidden_long() -> None:
+    # A cup left on the pile: the camera is "ok" but sees no card laid there; the console says so
+    class Covered(MarkWatcher):
+        def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+            self.pile_hidden = 5.0 * len(self.seen)
+            return super().feed(frame, t)
+
+    referee = FakeReferee()
+    loop = VisionLoop(referee, lambda: FlakySource([0] * 9, gone=set()), Covered)
+    loop.run()
+    assert loop.stats.pile_hidden == 40.0  # as of the last frame
+    companion = Companion(referee, vision=loop)
+    loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
+    assert "the pile hidden for 40 s (something over it?)" in companion.status_line()
+    loop.stats.pile_hidden = 3.0  # an arm laying a card: nothing to say
+    assert "hidden" not in companion.status_line()
 
 
 def _args(**given: Any) -> Any:

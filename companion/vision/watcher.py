@@ -202,6 +202,8 @@ class Watcher:
         self._last_shift: list[tuple[float, float]] = [(0.0, 0.0), (0.0, 0.0)]  # each background's shift that fitted last
         self._zones: dict[str, _ZoneState] = {}
         self._card_areas: list[float] = []  # box areas of the last cards laid on the pile
+        self._hidden_since: float | None = None  # when an arm (or a thing) last came over the pile
+        self.pile_hidden = 0.0  # seconds the discard pile has been hidden, as of the last frame
         self._started = False
 
     # -- per-frame work --------------------------------------------------------------------------
@@ -299,6 +301,14 @@ class Watcher:
         if self._bg is None:
             self._bg = colour.copy()
             self._bg_long = colour.copy()
+        else:
+            # A lamp switched on (or a cloud) changes the light over the whole table, under an
+            # arm too: the backgrounds follow it at once, channel by channel. Only brightness is
+            # divided out of `colour`; a warm lamp's tint stayed in the background under the
+            # arm that lay there when it came on, which then looked like an arm for good (that
+            # strip was never let fade) and the pile was blind to every later card.
+            self._bg *= self._light_change(colour, self._bg)
+            self._bg_long *= self._light_change(colour, self._bg_long)
         age = t - self._age_t
         # a long-memory background too: where the picture is back to what it was long ago (an
         # arm that rested long enough to fade into the short memory has gone), nothing is there
@@ -313,6 +323,13 @@ class Watcher:
         for zone in self._zones.values():
             zone.arm_held = zone.arm_held or occluded[zone.name]
             occluded[zone.name] = zone.arm_held
+        # how long the pile has been out of sight, for the status line: a cup or a phone left
+        # on it, or a light the watcher could not follow, is said instead of "ok"
+        if occluded.get("discard"):
+            self._hidden_since = t if self._hidden_since is None else self._hidden_since
+        else:
+            self._hidden_since = None
+        self.pile_hidden = 0.0 if self._hidden_since is None else t - self._hidden_since
         # inside a zone only after much longer, and never an arm reaching into a zone: its
         # part outside the zone, once still, would otherwise fade into the background and cut
         # a hand resting on the pile off from the picture's edge
@@ -335,6 +352,13 @@ class Watcher:
         return events
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _light_change(self, colour: np.ndarray, bg: np.ndarray) -> np.ndarray:
+        """Each channel's change of light from background `bg` to `colour`: the median ratio
+        over the table outside the zones (arms and cards there are outliers to a median)."""
+        table = self._outside if self._outside is not None and self._outside.any() else slice(None)
+        ratio = np.median(colour[table] / np.maximum(bg[table], 1.0), axis=0)
+        return ratio.astype(np.float32)
+
     def _occluded(self, colour: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
         """A zone is occluded when a change reaching it also reaches the picture's edge: an arm.
         Returns each zone's verdict and the pixels of the arms that reach a zone."""
@@ -624,7 +648,8 @@ class Watcher:
             # one of its name: the top card seen through the fingers of a hand held over it
             # reads weakly (and the hand moves on between readings).
             if (self._same_place(best.box, top.box) or self._cover(change, best.box) < self.same_cover
-                    or (best.confidence < self.lay_sure and not confirmed) or self._moved(zone, top, best, feat)):
+                    or (best.confidence < self.lay_sure and not confirmed) or self._moved(zone, top, best, feat)
+                    or self._camera_moved(zone, top, best, feat)):
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
                 zone.ref = feat
                 zone.change_done()
@@ -667,6 +692,24 @@ class Watcher:
         gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
         still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
         return gone < still
+
+    def _camera_moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card's box moved with the whole picture: the camera was bumped, and
+        the card seen again where the bump put it is no second card of its name. Phase
+        correlation of the whole picture's edges against the last settled picture gives the
+        camera's shift (a card laid on the pile moves a small part of the picture: the peak
+        stays at no shift); the box must have moved by that shift, to within a work pixel."""
+        import cv2
+
+        if top.box is None or zone.ref is None:
+            return False
+        (sx, sy), _ = cv2.phaseCorrelate(zone.ref[:, :, 0].astype(np.float32), feat[:, :, 0].astype(np.float32))
+        if np.hypot(sx, sy) < 1.0:  # the picture did not move: a card may have
+            return False
+        s = self._scale
+        dx = ((best.box[0] + best.box[2]) - (top.box[0] + top.box[2])) / 2 * s
+        dy = ((best.box[1] + best.box[3]) - (top.box[1] + top.box[3])) / 2 * s
+        return bool(np.hypot(dx - sx, dy - sy) < 1.0)
 
     def _still_there(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card still shows beyond `best`'s box: most of what its coming

@@ -147,22 +147,101 @@ class Scene:
         self.watcher = Watcher(self.detector, Zones.default())
         self.events: list[dict] = []
 
+    camera = staticmethod(lambda img: img)  # what the camera does to the picture (a lamp, a bump)
+    shift = (0.0, 0.0)  # where a bump moved the picture: the recognizer's boxes move with it
+
     def _read(self, frame):
         # top card first and surest; cards beneath it a little less sure, as a real one
-        return [Detection(p.name, 0.95 - 0.1 * k, tuple(float(v) for v in self.video._box(p)))
+        dx, dy = self.shift
+        return [Detection(p.name, 0.95 - 0.1 * k,
+                          tuple(float(v) + d for v, d in zip(self.video._box(p), (dx, dy, dx, dy))))
                 for k, p in enumerate(reversed(self.cards))]
 
-    def show(self, cards: list[tuple[str, float, float, float]], frames: int = 8) -> list[dict]:
-        """Place `cards` (name, x, y, angle; the last on top) and watch still frames of them."""
+    def show(self, cards: list[tuple[str, float, float, float]], frames: int = 8,
+             hand: tuple | None = None) -> list[dict]:
+        """Place `cards` (name, x, y, angle; the last on top) and watch still frames of them
+        (with an arm over the table when `hand` is (seat point, palm))."""
         self.cards = [self.Placed(*card) for card in cards]
         self.video.pile = list(self.cards)
         self.video._touch()
         new = []
         for _ in range(frames):
             t = self.video.frame_index / 10.0
-            new += self.watcher.feed(self.video._frame(None, []), t)
+            new += self.watcher.feed(self.camera(self.video._frame(hand, [])), t)
         self.events += new
         return new
+
+
+def _lamp(img: np.ndarray) -> np.ndarray:
+    """A warm lamp switched on: brighter, and redder than blue."""
+    return np.clip(img.astype(np.float32) * np.array([0.8, 1.0, 1.25], np.float32) * 1.6, 0, 255).astype(np.uint8)
+
+
+def test_watcher_a_lamp_switched_on_while_an_arm_is_over_the_pile_does_not_blind_it():
+    # The arm's strip kept the table's colour from before the lamp (arms never fade into the
+    # background), so once the arm had gone it still looked like an arm, and each hand that
+    # then laid a card through that strip kept it so: every later card went unseen, for good.
+    import math
+
+    from companion.synth.tablevideo import Placed
+
+    tv = TableVideo([GAME], VideoSpec(seed=102, camera_bumps=False))
+    seat, (cx, cy) = tv._seat_point(0, 4), tv.pile_centre
+    frames: list = []  # (picture, the pile as the recognizer would read it)
+
+    def add(pictures) -> None:
+        for picture in pictures:
+            frames.append((picture, [Detection(c.name, 0.95 - 0.1 * k, tuple(float(v) for v in tv._box(c)))
+                                     for k, c in enumerate(reversed(tv.pile))]))
+
+    def lay(name: str, dx: float, dy: float, angle: float) -> None:
+        card = Placed(name, cx + dx, cy + dy, angle)
+        n = math.hypot(card.cx - seat[0], card.cy - seat[1])
+        palm = (card.cx - (card.cx - seat[0]) / n * 50, card.cy - (card.cy - seat[1]) / n * 50)
+        add(tv._reach(seat, palm, tv._hold_card(seat, card), 0.7))
+        tv.pile.append(card)
+        tv._touch()
+        add(tv._reach(palm, seat, lambda pm, u: [], 0.5, seat=seat))
+        add(tv._idle(1.0))
+
+    add(tv._idle(1.5))
+    lay("red_6", 0, 0, 5)
+    lay("blue_6", 10, 5, -12)
+    over = (cx + 5, cy + 10)
+    add(tv._reach(seat, over, lambda pm, u: [], 0.6))
+    lamp_on = len(frames) + 10  # while the arm rests over the pile
+    add(tv._frame((seat, over), []) for _ in range(20))
+    add(tv._reach(over, seat, lambda pm, u: [], 0.6, seat=seat))
+    add(tv._idle(1.0))
+    for name, dx, dy, angle in [("blue_5", -8, -6, 18), ("blue_1", 10, 8, -20), ("green_1", -12, 4, 30)]:
+        lay(name, dx, dy, angle)
+        add(tv._idle(6.0))
+    found: list = []
+    watcher = Watcher(FakeDetector(script=lambda frame: found), Zones.default())
+    events = []
+    for k, (picture, pile) in enumerate(frames):
+        found[:] = pile
+        events += watcher.feed(_lamp(picture) if k >= lamp_on else picture, k / 10.0)
+    assert [e["card"] for e in events] == ["red_6", "blue_6", "blue_5", "blue_1", "green_1"]
+    assert watcher.pile_hidden == 0.0
+
+
+def test_watcher_a_bumped_camera_does_not_lay_the_top_card_again():
+    # Knocked, the camera shows the whole table 15 px to the right and 5 px up, the top card's
+    # box with it: that box overlaps the old one too little to be the same place, but it moved
+    # with the picture, so it is no second card of its name.
+    import cv2
+
+    scene = Scene(seed=41)
+    scene.show([])
+    pile = [("red_4", 360, 185, 10), ("yellow_4", 368, 192, -8)]
+    assert [e["card"] for e in scene.show(pile[:1])] == ["red_4"]
+    assert [e["card"] for e in scene.show(pile)] == ["yellow_4"]
+    scene.shift = (15.0, -5.0)
+    scene.camera = lambda img: cv2.warpAffine(img, np.float32([[1, 0, 15], [0, 1, -5]]), (img.shape[1], img.shape[0]),
+                                              borderMode=cv2.BORDER_REFLECT)
+    assert scene.show(pile, frames=30) == []
+    assert [e["card"] for e in scene.show([*pile, ("yellow_8", 350, 180, 20)])] == ["yellow_8"]
 
 
 def test_watcher_a_card_moved_from_the_edge_of_the_pile_is_one_card():
