@@ -117,7 +117,11 @@ def _closest(word: str, choices: tuple[str, ...]) -> str:
 def suggest_card(word: str) -> str:
     """The closest card name, the classic vocabulary first (so classic typos keep their
     classic suggestion), else any themed name."""
-    close = difflib.get_close_matches(word.strip().lower(), CARD_NAMES, n=1, cutoff=0.7)
+    word = word.strip().lower()
+    colour, _, rest = word.partition("_")
+    if colour in ALL_COLORS and rest in _CARD_SET and (rest in WILDS or rest in THEMED_WILDS):
+        return rest  # "yellow_wild": a wild has no colour of its own; the colour is named after it
+    close = difflib.get_close_matches(word, CARD_NAMES, n=1, cutoff=0.7)
     return close[0] if close else _closest(word, ALL_CARD_NAMES)
 
 

@@ -31,6 +31,12 @@ TURN_SECONDS_RANGE = (5, 600)
 CUSTOMIZABLE_EFFECTS = ("wild", "draw_three", "skip")
 
 
+def _yes_no(value: Any) -> str | None:
+    """`true` or `false` (the JSON words, unquoted) for a value written as a yes or a no."""
+    word = str(value).strip().lower()
+    return "true" if word in ("yes", "true", "on", "1", "y") else "false" if word in ("no", "false", "off", "0", "n") else None
+
+
 def _suggest(word: str, choices: tuple[Any, ...]) -> str:
     names = [str(c) for c in choices]
     close = difflib.get_close_matches(str(word), names, n=1, cutoff=0.0)
@@ -221,14 +227,14 @@ def _check_value(key: str, value: Any) -> Any:
             return value
         raise RulesError(
             f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four, cross: "
-            f"did you mean {_suggest(value, ('draw_two', 'wild_draw_four', 'cross'))!r}?"
+            f"did you mean {_yes_no(value) or repr(_suggest(value, ('draw_two', 'wild_draw_four', 'cross')))}?"
         )
     if key == "deflect":
         if value is False or value is True or value in ("reverse", "skip"):
             return value
         raise RulesError(
             f"rule deflect={value!r} is not one of false, true, reverse, skip: "
-            f"did you mean {_suggest(value, ('reverse', 'skip'))!r}?"
+            f"did you mean {_yes_no(value) or repr(_suggest(value, ('reverse', 'skip')))}?"
         )
     if key == "uno_penalty":
         low, high = UNO_PENALTY_RANGE

@@ -36,6 +36,9 @@ def test_cards_parser_rejects_unknown_name_with_closest():
         parse_card("red5")
     with pytest.raises(UnknownCardError, match="'wild_draw_four'"):
         parse_card("wild_draw_4")
+    # a wild has no colour: its colour is named after it is played
+    with pytest.raises(UnknownCardError, match="did you mean 'wild'\\?"):
+        parse_card("yellow_wild")
 
 
 def test_cards_parser_rejects_non_string():

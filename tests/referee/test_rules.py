@@ -51,6 +51,8 @@ def test_rules_accepts_every_option(raw, key, value):
     ({"deck": "clasic"}, "did you mean 'classic'?"),
     ({"scoring": "lowest"}, "did you mean 'lowest_wins'?"),
     ({"stacking": "draw2"}, "did you mean 'draw_two'?"),
+    ({"stacking": "yes"}, "did you mean true?"),  # JSON's true, not a similar-looking mode
+    ({"deflect": "off"}, "did you mean false?"),
     ({"uno_catch": "player"}, "did you mean 'players'?"),
     ({"jump_in": "yes"}, "takes true or false"),
     ({"hand_size": 0}, "at least 1"),
