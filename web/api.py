@@ -673,6 +673,12 @@ def host_reveal() -> Any:
     if not isinstance(names, list) or len(names) > 120:
         raise BadRequest("cards must be a list of card names (at most 120)", "err.pick_card")
     cards = [_card(n) for n in names]
+    from companion.referee.rules import parse_rules
+
+    rules = parse_rules(state.get("rules") or {})
+    outside = next((c for c in cards if c not in rules.deck_counts), None)
+    if outside is not None:  # checked here too: a typed hand is all or nothing, and not stored refused
+        raise BadRequest(f"{outside} is not in the {rules.deck} deck")
     event: dict = {"type": "reveal", "cards": cards}
     if data.get("player") is not None:
         event["player"] = _player(state, data.get("player"))

@@ -74,6 +74,9 @@ def test_host_reveal_unknown_card_is_a_400_and_changes_nothing(host, referee):
     assert resp.status_code == 400 and "unknown card 'red_99'" in resp.get_json()["error"]
     assert host.post("/api/host/reveal", json={"player": "Zed", "cards": []}).status_code == 400
     assert host.post("/api/host/reveal", json={"player": "Bob", "cards": 5}).status_code == 400
+    # a real card name that this game's deck does not hold: refused the same way, nothing stored
+    resp = host.post("/api/host/reveal", json={"player": "Bob", "cards": ["red_9", "wild_shuffle_hands"]})
+    assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.not_in_deck"
     assert len(referee.events) == before
 
 
