@@ -47,6 +47,8 @@ def game_result(state: Mapping[str, Any]) -> dict[str, Any] | None:
     scores = {p["name"]: p["score"] for p in state["players"]}
     result: dict[str, Any] = {"placings": list(state["placings"]), "scores": scores,
                               "winner": state.get("game_winner")}
+    if (state.get("rules") or {}).get("scoring") == "lowest_wins":
+        result["lowest_wins"] = True  # its points count against a player, in the tie-break too
     teams = state.get("teams") or []
     if teams:  # partners played as one: they share their team's place, win and points
         order = sorted(teams, key=lambda tm: min(state["placings"].index(n) for n in tm["players"]))
@@ -61,7 +63,8 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
     """The league table from (game id, `game_result`) pairs in the order played: per player
     victory points, games played and won, total game points, and the series of victory
     points after each finished game (for a chart). Sorted by victory points, then games won,
-    then game points (rules.md).
+    then game points (rules.md): won in a winner-takes game, held against the player (fewer
+    is better) in a lowest-wins one.
 
     >>> t = standings([("g1", {"placings": ["Bob", "Ann"], "scores": {"Ann": 80, "Bob": 510},
     ...                        "winner": "Bob"})], [12, 6, 2, 0])
@@ -71,6 +74,7 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
     rows: dict[str, dict[str, Any]] = {}
     played: list[dict[str, Any]] = []
     unfinished: list[str] = []
+    worth: dict[str, int] = {}
     for game_id, result in games:
         if result is None:
             unfinished.append(game_id)
@@ -82,12 +86,16 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
             place = places.get(name, place)
             row = rows.setdefault(name, {"player": name, "victory_points": 0, "games": 0,
                                          "games_won": 0, "game_points": 0})
+            worth.setdefault(name, 0)
             vp = victory_points[place] if place < len(victory_points) else 0
             gained[name] = vp
             row["victory_points"] += vp
             row["games"] += 1
             row["games_won"] += int(name in winners)
             row["game_points"] += int(result["scores"].get(name, 0))
+            # the tie-break's game points: a lowest-wins game's points are those held against
+            # the player (the fewer, the better), a winner-takes game's those won
+            worth[name] += int(result["scores"].get(name, 0)) * (-1 if result.get("lowest_wins") else 1)
         played.append({"game": game_id, "placings": list(result["placings"]),
                        "victory_points": gained, "scores": dict(result["scores"])})
     names = list(rows)
@@ -98,11 +106,11 @@ def standings(games: Iterable[tuple[str, Mapping[str, Any] | None]],
             running[name] += game["victory_points"].get(name, 0)
             series[name].append(running[name])
     table = sorted(rows.values(), key=lambda r: (-r["victory_points"], -r["games_won"],
-                                                 -r["game_points"], r["player"]))
+                                                 -worth[r["player"]], r["player"]))
     # players level on every count share a place (sports-table style: 1, 2, 2, 4); the name
     # only orders the rows
     def level(row: dict[str, Any]) -> tuple[int, int, int]:
-        return row["victory_points"], row["games_won"], row["game_points"]
+        return row["victory_points"], row["games_won"], worth[row["player"]]
 
     for i, row in enumerate(table):
         row["rank"] = table[i - 1]["rank"] if i and level(row) == level(table[i - 1]) else i + 1

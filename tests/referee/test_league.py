@@ -245,3 +245,25 @@ def test_standings_csv_has_a_column_per_game():
     text = standings_csv(standings([("g1", result(["A", "B"], {"A": 1, "B": 0}))], [5, 1]))
     assert text.splitlines() == ["rank,player,victory_points,games,games_won,game_points,g1",
                                  "1,A,5,1,1,1,5", "2,B,1,1,0,0,1"]
+
+
+def test_game_points_of_a_lowest_wins_game_count_against_the_player_in_the_tie_break():
+    # Bob and Eve: level on victory points and games won. Bob's 65 points were held against
+    # him in a lowest-wins game he finished last in; Eve's 20 in one she placed better in.
+    games = [
+        ("g1", {"placings": ["Ann", "Eve", "Bob"], "scores": {"Ann": 5, "Eve": 20, "Bob": 65},
+                "winner": "Ann", "lowest_wins": True}),
+        ("g2", {"placings": ["Cid", "Bob", "Eve"], "scores": {"Cid": 510, "Bob": 0, "Eve": 0},
+                "winner": "Cid"}),
+    ]
+    table = standings(games, [12, 6, 0])["table"]
+    order = [row["player"] for row in table]
+    assert order.index("Eve") < order.index("Bob")
+    assert {row["player"]: row["game_points"] for row in table}["Bob"] == 65  # the column as played
+
+
+def test_game_result_marks_a_lowest_wins_game():
+    from companion.referee.simulate import simulate_games
+
+    log = list(simulate_games(3, 1, 5, {"hands": 1, "scoring": "lowest_wins"}, mistakes=False))
+    assert game_result(replay(log).state)["lowest_wins"] is True
