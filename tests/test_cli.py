@@ -24,6 +24,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "companion" / "data" / "example.
     (["run", "--bench", "-5"], 2),
     (["run", "--video", "."], 2),                                # a folder is no video
     (["run", "--camera", "."], 2),
+    (["init", "--path", "."], 2),                                # a folder is no configuration file
     (["no-such-command"], 2),
 ])
 def test_exit_status_says_what_kind_of_mistake(argv, status, capsys, tmp_path, monkeypatch) -> None:

@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     path: Path = (args.path or default_config_path()).expanduser()
+    if path.is_dir():
+        raise InputFileError(f"{path} is a folder: name the configuration file in it, e.g. {path / 'config.toml'}")
     if path.exists() and not args.force:
         raise ConfigExistsError(f"{path} already exists: edit it, or overwrite it with --force")
     passphrase = suggest_passphrase()

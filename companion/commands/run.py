@@ -507,7 +507,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
             url = _http(lan_ip() if every else config.host, web.port)
             # this machine's own name for it only where the server listens on every address
             here = f"http://localhost:{web.port} and " if every else ""
-            say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() else 'passphrase'} {host_pin})")
+            say(f"uno-companion: phone page on {here}{url}  (host {'PIN' if host_pin.isdigit() and len(host_pin) <= 12 else 'passphrase'} {host_pin})")
             link = host_link(web.app, url)
             if args.bench is None:
                 print_join(seat_url(url), say)
