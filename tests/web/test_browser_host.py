@@ -256,6 +256,29 @@ def test_undo_pressed_twice_takes_back_two_steps(browser, table):
     expect(host.locator("#toast")).to_contain_text("red 7")
 
 
+def test_with_jump_in_the_host_enters_a_card_for_the_player_who_laid_it(browser, table):
+    # The camera credits every card to the player on turn; a jump-in it missed (or that the
+    # host took back) is entered for the jumper, named under "Laid by".
+    url, referee, _ = table
+    for event in ({"type": "game", "players": PLAYERS, "rules": {"jump_in": True}},
+                  {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "blue_3"},
+                  {"type": "play", "card": "blue_6"}):  # Bob's; Cat is on turn
+        referee.submit(event, source="camera")
+    host = _host(browser, url)
+    expect(host.locator("#cardbyrow")).to_be_visible()
+    host.select_option("#cardby", "Dan")
+    host.click("#hostpick button[data-pick=blue]")
+    host.click("#hostpick button[data-card=blue_6]")
+    host.click("#playcard")
+    confirm(host)
+    wait_until(lambda: referee.state["turn"] == "Ann", "play going on from Dan, the jumper")
+    cards = {p["name"]: p["cards"] for p in referee.state["players"]}
+    assert cards["Dan"] == 6 and cards["Cat"] == 7
+    expect(host.locator("#cardby")).to_have_value("")  # the next card is the player on turn's again
+    referee.submit({"type": "game", "players": PLAYERS}, source="host")
+    expect(host.locator("#cardbyrow")).to_be_hidden()  # no jump-in at this table: nothing to name
+
+
 def test_a_half_filled_new_game_form_survives_a_reload(browser, tmp_path):
     with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
         host = _host(browser, url)

@@ -484,12 +484,18 @@ function loadTvLeague() {
 
 // -- host ---------------------------------------------------------------------------------
 function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v = s.value; s.innerHTML = ""; (keep || []).forEach(o => s.appendChild(o)); items.forEach(([val, label]) => { const o = el("option", label); o.value = val; s.appendChild(o); }); if ([...s.options].some(o => o.value === v)) s.value = v; }
-let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null;
+let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null, byTurn = null;
 function renderHost() {
   if (!$("newgame")) return;
   const names = (S.players || []).map(p => p.name), pairs = names.map(n => [n, n]);
   if (!dealerAuto) dealerAuto = $("dealer").options[0];
   fillSelect("dealer", pairs, [dealerAuto]);
+  // with jump-in, a card entered may be another player's than the one on turn
+  if ($("cardby")) {
+    if (!byTurn) byTurn = $("cardby").options[0];
+    fillSelect("cardby", pairs, [byTurn]);
+    $("cardbyrow").hidden = !(S.rules && S.rules.jump_in);
+  }
   if (!S.dealer && names.length && !$("dealer").value) $("dealer").value = names[0];  // the first hand needs one
   // during the scores: the losers whose points are still due (not the winner, nor a winner's partner)
   fillSelect("ptplayer", (S.players || []).filter(p => S.waiting_for !== "scores" || (S.points_due || []).includes(p.name)).map(p => [p.name, p.name])); fillSelect("fixplayer", pairs); fillSelect("revplayer", pairs);
@@ -634,7 +640,9 @@ on("playcard", "click", async () => {
     if (r.ok) seatPick.clear();
   } else {
     const c = hostPick.get(); if (!c || !(await ask(t("confirm.card", { card: c })))) return;
-    if ((await post("/api/host/card", { type: "play", card: c }, "done.host_card", { card: c })).ok) hostPick.clear();
+    const by = $("cardbyrow") && !$("cardbyrow").hidden ? $("cardby").value : "";
+    const body = by ? { type: "play", card: c, player: by } : { type: "play", card: c };
+    if ((await post("/api/host/card", body, "done.host_card", { card: c })).ok) { hostPick.clear(); if (by) $("cardby").value = ""; }
   }
 });
 on("flipcard", "click", async () => {
