@@ -158,8 +158,17 @@ class AccessStore:
             self._many("free the seat", [("DELETE FROM seats WHERE player = ?", (player,))])
             return had
 
-    def reset_seats(self) -> None:
-        self._many("free the seats", [("DELETE FROM seats", ())])
+    def reset_seats(self) -> list[tuple]:
+        """Free every seat; returns them as they were (`restore_seats` puts them back)."""
+        with self._lock:
+            rows = self._run("read the seats", "SELECT token, player, since FROM seats")
+            self._many("free the seats", [("DELETE FROM seats", ())])
+            return rows
+
+    def restore_seats(self, rows: list[tuple]) -> None:
+        """The seats `reset_seats` freed, back with the same phones (the freeing was undone)."""
+        self._many("put the seats back", [("DELETE FROM seats", ())] + [
+            ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)", tuple(row)) for row in rows])
 
     def taken(self) -> list[str]:
         return sorted(p for (p,) in self._run("read the seats", "SELECT player FROM seats"))

@@ -451,9 +451,10 @@ def host_game() -> Any:
                          "err.name_chars")
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
+    replaced = _ext().referee.game_id
     reply, status = _submit(event, "host")
     if status == 200 and not g.get("replayed"):
-        _ext().seats_reset()
+        _ext().seats_reset(replaced)
     return reply, status
 
 
@@ -514,7 +515,10 @@ def host_undo() -> Any:
     if at is not None and _int(at, "at") != len(_ext().referee.events):
         return refuse(409, "the table moved on since this page was drawn: look again, then undo",
                       "err.undo_moved")
-    return _submit({"type": "undo"}, "host")
+    reply, status = _submit({"type": "undo"}, "host")
+    if status == 200:  # a New game taken back: the game it replaced, and its seats, are back
+        _ext().seats_back(_ext().referee.game_id)
+    return reply, status
 
 
 @bp.post("/api/host/correct")

@@ -36,8 +36,11 @@ class Seats:
     def release(self, player: str) -> bool:
         return self.access.release_seat(player)
 
-    def reset(self) -> None:
-        self.access.reset_seats()
+    def reset(self) -> list[tuple]:
+        return self.access.reset_seats()
+
+    def restore(self, rows: list[tuple]) -> None:
+        self.access.restore_seats(rows)
 
     def taken(self) -> list[str]:
         return self.access.taken()

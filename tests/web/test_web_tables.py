@@ -137,6 +137,19 @@ def test_phones_only_without_jump_in_the_hosts_named_player_must_be_on_turn(tmp_
     assert referee.state["turn"] == "Bob"
 
 
+def test_a_new_game_taken_back_gives_the_game_back_with_its_phones_in_their_seats(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    playing, state = referee.game_id, referee.state
+    assert host.post("/api/host/game", json={"players": ["Dee", "Eve"]}).status_code == 200  # by mistake
+    assert seat["Ann"].post("/api/act", json={"action": "draw"}).status_code == 403  # unseated
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    assert referee.game_id == playing and referee.state["top"] == state["top"]
+    assert sorted(host.get("/api/host/seats").get_json()["taken"]) == sorted(PLAYERS)
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
+    assert referee.state["turn"] == "Bob"
+
+
 def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
     app, referee, host, seat = _table(tmp_path, "camera")
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")
