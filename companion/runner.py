@@ -37,8 +37,9 @@ class Submitter(Protocol):
     def state(self) -> dict: ...
 
 
-# An arm over the pile stays a few seconds; a pile hidden longer than this is worth a line
-# (a phone or a cup left on it, and no card laid there is seen meanwhile).
+# An arm over the pile stays a few seconds, and one resting there fades into the background in
+# about 15 s; the pile taken as covered longer than this means the watcher is stuck (light it
+# could not follow) and sees no card laid: worth a line.
 PILE_HIDDEN_SAY_S = 20.0
 
 

@@ -323,8 +323,8 @@ class Watcher:
         for zone in self._zones.values():
             zone.arm_held = zone.arm_held or occluded[zone.name]
             occluded[zone.name] = zone.arm_held
-        # how long the pile has been out of sight, for the status line: a cup or a phone left
-        # on it, or a light the watcher could not follow, is said instead of "ok"
+        # how long the pile has been taken as covered, for the status line: longer than an arm
+        # stays (light the watcher could not follow) is said instead of "ok"
         if occluded.get("discard"):
             self._hidden_since = t if self._hidden_since is None else self._hidden_since
         else:
