@@ -112,11 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # the reader went away (`export --list | head -1`): end quietly, as a shell's tools do
-        # (exit 141, SIGPIPE), with stdout pointed at nothing so the exit's flush cannot fail
+        # the reader went away (`export --list | head -1`): not an error, as for `replay`,
+        # `export -`, `simulate` and `watch`; stdout pointed at nothing so the exit's flush
+        # cannot fail
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        return 0
 
 
 if __name__ == "__main__":

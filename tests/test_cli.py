@@ -65,9 +65,10 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path) -> None:
     import sys
 
     env = dict(os.environ, HOME=str(tmp_path))
-    done = subprocess.run(f"{sys.executable} -m companion.cli init | head -c 0", shell=True, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(f"{sys.executable} -m companion.cli init | head -c 0; exit ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", env=env, capture_output=True, text=True, timeout=120)
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    assert done.returncode == 0  # not an error, as for replay, export and simulate
     assert (tmp_path / ".config" / "uno-companion" / "config.toml").is_file()  # the work itself was done
 
 
