@@ -186,6 +186,8 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^\"players\" must be the same \d+ players in a new order", "err.seats_same", ()),
         (rf"^teams: partners sit in alternate seats, not {_NAME} beside {_NAME}$", "err.seats_partners",
          ("player", "other")),
+        (r"^unknown card '([^']{1,40})': did you mean '([a-z0-9_]+)'\?$", "err.unknown_card_suggest",
+         ("name", "card")),
         (r"^unknown card '([^']{1,40})'", "err.unknown_card_named", ("name",)),
         (r"^unknown card ", "err.unknown_card", ()),
         # themed cards (UNO Flip's sides, discard two, draws until a colour)

@@ -274,7 +274,7 @@ def test_a_revealed_hand_typed_by_the_host(server, browser):
     host.fill("#revtext", "red_9 blu_skip wild")
     host.click("#revtyped button")
     _yes(host)
-    _toast(host, "err.unknown_card_named", name="blu_skip")  # which one, said
+    _toast(host, "err.unknown_card_suggest", name="blu_skip", card="blue_skip")  # which one, and what it may be
     assert referee.state["history"] == [] and host.locator("#revtext").input_value() == "red_9 blu_skip wild"
     host.fill("#revtext", "red_9 blue_skip wild")
     host.click("#revtyped button")

@@ -55,7 +55,7 @@ def test_phones_only_a_hand_from_flip_to_points(tmp_path):
     assert len(referee.events) == before
     bad = seat["Ann"].post("/api/act", json={"action": "play", "card": "red_55"})
     assert bad.status_code == 400 and len(referee.events) == before
-    assert bad.get_json()["say"] == {"k": "err.unknown_card_named", "a": {"name": "red_55"}}
+    assert bad.get_json()["say"] == {"k": "err.unknown_card_suggest", "a": {"name": "red_55", "card": "red_5"}}
     assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
     assert host.post("/api/host/card", json={"type": "play", "card": "red_7"}).status_code == 200  # Bob's, by the host
     assert referee.state["turn"] == "Cat" and referee.state["top"] == "red_7"
