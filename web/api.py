@@ -311,6 +311,10 @@ def act() -> Any:
         event: dict = {"type": "draw", "count": count}
     elif action in ("play", "flip"):
         event = {"type": action, "card": _card(data.get("card"))}
+        if jump and event["card"] != state.get("top"):
+            # not a jump-in: a card tapped off turn, refused to this phone alone, nothing stored
+            return refuse(403, f"not your move: the table waits for {state.get('turn')} (a jump-in needs "
+                               f"the card identical to the top one)", "err.not_your_move", player=state.get("turn"))
         if jump:
             event["player"] = me
     elif action == "points":
