@@ -142,13 +142,4 @@ def printed_colour(bgr_crop: np.ndarray) -> float:
     return float(strength.sum()) / max(1.0, float(mask.sum()))
 
 
-def cool_ink(bgr_crop: np.ndarray) -> float:
-    """The share of the crop that is printed green or blue (hue 90-260 degrees). A wild's middle
-    prints all four colours (the oval's quarters, the four little cards, the ring of arrows);
-    a card's back prints red and yellow only."""
-    hue, strength, mask = _votes(bgr_crop)
-    cool = (hue >= 45) & (hue < 130)  # OpenCV's half-degrees: clear of yellow turned 14 degrees
-    return float((strength * cool).sum()) / max(1.0, float(mask.sum()))
-
-
-__all__ = ["ColourReader", "default_colour_reader", "card_colour", "printed_colour", "cool_ink", "COLOUR_CLASSES"]
+__all__ = ["ColourReader", "default_colour_reader", "card_colour", "printed_colour", "COLOUR_CLASSES"]

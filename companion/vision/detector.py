@@ -103,14 +103,6 @@ def pixel_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> t
 # 0.034, the rendered customizable wild (colour only in its corner badges) 0.016, and the
 # headphones that read as a wild draw four in set-b 0.001.
 _WILD_MIN_PRINTED_COLOUR = 0.005
-# A wild (not the customizable one, whose colour is in its corners) read in a box whose
-# middle (its inner 60 %) holds less green and blue ink than this is a card lying face down:
-# its back, red and yellow, read as a wild shuffle hands at 0.6-0.97 and was played. Set on
-# rendered cards under `photometric.random_light` then neutral light: the wilds' middles hold
-# at least 0.025 (the classic wild shuffle hands; the others 0.05 or more), 19 backs in 20 hold
-# under 0.001 (a strong cast turns the back's yellow letters green in the rest: up to 0.14).
-_WILD_MIN_COOL_INK = 0.012
-_CORNER_COLOURED = ("wild_customizable",)
 
 
 def looks_like_a_wild(frame: np.ndarray, box: tuple[float, float, float, float]) -> bool:
@@ -119,19 +111,6 @@ def looks_like_a_wild(frame: np.ndarray, box: tuple[float, float, float, float])
 
     pixels = _box_pixels(frame, box)
     return pixels is not None and printed_colour(pixels) >= _WILD_MIN_PRINTED_COLOUR
-
-
-def face_down(frame: np.ndarray, box: tuple[float, float, float, float], name: str) -> bool:
-    """Whether a box read as the wild `name` is a card lying face down: no green or blue ink in
-    its middle, where every wild but the customizable one prints its four colours."""
-    from companion.vision.colour import cool_ink
-
-    pixels = _box_pixels(frame, box)
-    if pixels is None or name in _CORNER_COLOURED:
-        return False
-    h, w = pixels.shape[:2]
-    middle = pixels[int(h * 0.2):h - int(h * 0.2), int(w * 0.2):w - int(w * 0.2)]
-    return middle.size > 0 and cool_ink(middle) < _WILD_MIN_COOL_INK
 
 
 def recolour(name: str, pixel_colour: str | None) -> str:
@@ -331,10 +310,6 @@ class YoloDetector:
                     continue
                 if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
                     continue  # a black thing that is not a card
-                if symbol in CARD_NAMES and face_down(frame, box, symbol):
-                    if det_conf >= self.seam_conf:  # still a card the finder saw: a weak box
-                        sure.append(box)            # lying over it is a seam of it, as before
-                    continue
                 top = self._names(symbols[i], names, colours.get(i), det_name)
                 if not top:
                     continue
@@ -504,4 +479,4 @@ class FakeDetector:
 
 
 __all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
-           "looks_like_a_wild", "face_down", "calm_onnx_session", "COLORS"]
+           "looks_like_a_wild", "calm_onnx_session", "COLORS"]

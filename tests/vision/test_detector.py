@@ -348,30 +348,6 @@ def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
     assert _reading_detector(name, (200.0, 90.0, 440.0, 390.0))._detect_and_read(wall) == []
 
 
-@pytest.mark.parametrize("name", ["wild", "wild_draw_four", "wild_shuffle_hands"])
-@pytest.mark.parametrize("light", ["as drawn", "warm", "cool"])
-def test_a_card_lying_face_down_is_no_wild(name, light):
-    # Its back (black, a red oval, yellow letters) read as a wild shuffle hands at 0.6-0.97
-    # and was played; every wild but the customizable one prints green and blue in its middle.
-    from companion.synth.tablevideo import card_back
-    from companion.vision import photometric
-
-    table = np.full((480, 640, 3), (70, 110, 60), np.uint8)  # green felt around it
-    back = card_back(260)
-    h, w = back.shape[:2]
-    y, x = (480 - h) // 2, (640 - w) // 2
-    alpha = back[:, :, 3:4].astype(np.float32) / 255
-    table[y:y + h, x:x + w] = (back[:, :, :3] * alpha + table[y:y + h, x:x + w] * (1 - alpha)).astype(np.uint8)
-    if light != "as drawn":
-        table = photometric.colour_temperature(table, 3000 if light == "warm" else 8500)
-    box = (float(x), float(y), float(x + w), float(y + h))
-    assert _reading_detector(name, box)._detect_and_read(table) == []
-    face, face_box = _card_on_table(name, "modern")  # the wild itself, the same way, is kept
-    if light != "as drawn":
-        face = photometric.colour_temperature(face, 3000 if light == "warm" else 8500)
-    assert [d.card for d in _reading_detector(name, face_box)._detect_and_read(face)] == [name]
-
-
 @pytest.mark.parametrize("weak_box, found", [
     ((80.0, 20.0, 150.0, 180.0), 2),   # over the seam of two surer cards: not a third card
     ((300.0, 20.0, 380.0, 180.0), 3),  # on its own: a weak box is still read
