@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--themed", action="store_true", help="the table plays a themed deck (UNO Flip, discard two, reflect, Dementor): read its cards with the themed reader too")
     parser.add_argument("--calibrate", nargs="+", metavar="PHOTO", default=None,
                         help="photos of cards from the same camera (at least one of each colour): learn how it "
-                             "shows the four colours first, and read the images with that")
+                             "shows the four colours first, and read the images with that; it takes every name "
+                             "after it, so give it after the images (or end its photos with --)")
 
 
 def recognize(paths: list[str], detector) -> list[dict]:
