@@ -569,7 +569,8 @@ def test_a_restart_resumes_the_game_the_host_set_up_on_the_page(tmp_path: Any) -
 def test_a_restart_after_the_game_ended_shows_its_result_and_deals_nothing(tmp_path: Any) -> None:
     # The last points are typed, the game is won, the power goes: at restart the table shows
     # that result (no new deal at 0 points, nothing unfinished added to the league); the
-    # host starts the next game. With other players configured, theirs is dealt.
+    # host starts the next game. With other players configured, their own unfinished game
+    # comes back, else one is dealt for them.
     from companion.commands.run import start_table
     from companion.config import Config
     from companion.data import EXAMPLE_LOG
@@ -578,25 +579,33 @@ def test_a_restart_after_the_game_ended_shows_its_result_and_deals_nothing(tmp_p
     from companion.referee.store import EventStore
 
     db = tmp_path / "games.db"
+    said: list[str] = []
     with EventStore(db) as store:
+        early = Referee(store)  # Dee and Eve played first, and left their game unfinished
+        start_table(early, Config(players=["Dee", "Eve"]), said.append)
+        early.submit({"type": "flip", "card": "red_5"})
+        theirs = early.game_id
         league = store.new_league("Friday", [12, 6, 2, 0])
         referee = Referee(store)
         for line in EXAMPLE_LOG.read_text(encoding="utf-8").splitlines():
             referee.submit(line, "config")
         assert referee.state["waiting_for"] == "game_over"
         finished, players = referee.game_id, [p["name"] for p in referee.state["players"]]
-    said: list[str] = []
     with EventStore(db) as store:
         again = Referee(store)
         assert start_table(again, Config(players=players), said.append) is False
         assert again.game_id == finished and again.state["waiting_for"] == "game_over"
         assert said[-1].startswith(f"game: {finished}") and "wins the game" in said[-1]
         assert "New game" in said[-1]
-        assert len(store.games()) == 1 and league_standings(store, league)["unfinished"] == []
-    with EventStore(db) as store:
+        assert len(store.games()) == 2 and league_standings(store, league)["unfinished"] == []
+    with EventStore(db) as store:  # Dee and Eve's own unfinished game comes back to them
+        back = Referee(store)
+        assert start_table(back, Config(players=["Dee", "Eve"]), said.append) is False
+        assert back.game_id == theirs and back.state["top"] == "red_5"
+    with EventStore(db) as store:  # players with no game of their own get a new one
         others = Referee(store)
-        assert start_table(others, Config(players=["Dee", "Eve"]), said.append) is True
-        assert others.game_id != finished and said[-1].startswith("game: new game")
+        assert start_table(others, Config(players=["Flo", "Gus"]), said.append) is True
+        assert others.game_id not in (finished, theirs) and said[-1].startswith("game: new game")
 
 
 def test_start_table_bad_rules_in_config_stop_with_one_line(tmp_path: Any) -> None:

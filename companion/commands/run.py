@@ -306,9 +306,10 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     if not config.players:
         say("game: none yet; set up the players on the host page")
         return False
-    if changed and not over:  # a run with other players: theirs stays; these players' own game comes back
-        say(f"game: {referee.game_id} ({', '.join(names)}) stays in the store unfinished; it resumes "
-            f"when the companion starts with those players again")
+    if changed:  # a run with other players: theirs stays; these players' own game comes back
+        if not over:
+            say(f"game: {referee.game_id} ({', '.join(names)}) stays in the store unfinished; it resumes "
+                f"when the companion starts with those players again")
         older = _unfinished_of(referee.store, config.players, referee.game_id)
         if older is not None:
             referee.resume(older)
