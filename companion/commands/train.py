@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--light", type=float, default=None,
                         help="reader only: the share of scenes cut under a random camera and light "
                              "(default 0, as the shipped reader was trained)")
+    parser.add_argument("--backs", type=float, default=None,
+                        help="reader only: the share of scenes that also give a card lying face down, "
+                             "as no card (default 0)")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
 
@@ -53,6 +56,8 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"--{key.replace('_', '-')} must be at least 1")
     if sum((args.reader, args.colour, args.themed)) > 1:
         raise UsageError("--reader, --colour and --themed train different models: choose one")
+    if args.backs is not None and not (args.reader and 0.0 <= args.backs <= 1.0):
+        raise UsageError("--backs is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
         raise UsageError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     from companion.vision.training_stack import require_training
@@ -88,7 +93,8 @@ def main(args: argparse.Namespace) -> int:
                               composites=args.composites or r.composites, device=args.device, workers=args.workers,
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
                               hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch),
-                              light=r.light if args.light is None else args.light)
+                              light=r.light if args.light is None else args.light,
+                              backs=r.backs if args.backs is None else args.backs)
         train_reader(reader)
         return 0
     recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,

@@ -154,11 +154,12 @@ def _covered(a, b) -> float:
 
 
 def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3,
-                corners: float = 0.5, light: float = 0.0) -> Iterator[tuple[str, np.ndarray]]:
+                corners: float = 0.5, light: float = 0.0, backs: float = 0.0) -> Iterator[tuple[str, np.ndarray]]:
     """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
     close-up cut off by the picture's edge, or the square around one corner index of a card
     lying square to the picture), plus background crops. A share `light` of the scenes is
-    first seen by a random camera under a random light (`lit_scene`)."""
+    first seen by a random camera under a random light (`lit_scene`); a share `backs` also
+    gives a card lying face down somewhere on it, as "none" (`face_down_crop`)."""
     for img_path in sorted(images.glob("*.jpg")):
         img = cv2.imread(str(img_path))
         if img is None:
@@ -179,12 +180,41 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
                 corner = _index_corner(box, rnd)
                 if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
                     yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
+        if rnd.random() < backs:
+            yield NONE, face_down_crop(img, [box for _, box in boxes], rnd)
         if rnd.random() < negatives:
             # "none" only where no card shows: not even a small card inside the window.
             empty = empty_window(w, h, rnd, 0.6, lambda cand: all(
                 box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes))
             if empty is not None:
                 yield NONE, crop_square(img, empty, 0.0)
+
+
+def face_down_crop(img: np.ndarray, boxes: "list[tuple[float, float, float, float]]",
+                   rnd: random.Random) -> np.ndarray:
+    """A card lying face down (`render.render_back`), the size of the scene's cards, turned
+    any way and laid anywhere on a copy of the scene, cut as a detector would box it: no card
+    to name (a back read as a wild was played)."""
+    from companion.synth.render import render_back
+
+    h, w = img.shape[:2]
+    sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes]
+    height = int(np.clip(rnd.choice(sizes) if sizes else rnd.uniform(0.2, 0.5) * h, 48, 0.9 * h))
+    back = render_back(height, random.Random(rnd.random()))
+    bh, bw = back.shape[:2]
+    turn = cv2.getRotationMatrix2D((bw / 2, bh / 2), rnd.uniform(0, 360), 1.0)
+    cos, sin = abs(turn[0, 0]), abs(turn[0, 1])
+    nw, nh = int(bh * sin + bw * cos) + 2, int(bh * cos + bw * sin) + 2
+    turn[0, 2] += nw / 2 - bw / 2
+    turn[1, 2] += nh / 2 - bh / 2
+    turned = cv2.warpAffine(back, turn, (nw, nh))
+    x, y = rnd.randint(-nw // 4, max(-nw // 4, w - 3 * nw // 4)), rnd.randint(-nh // 4, max(-nh // 4, h - 3 * nh // 4))
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + nw), min(h, y + nh)
+    out = img.copy()
+    part = turned[y0 - y:y1 - y, x0 - x:x1 - x]
+    alpha = part[:, :, 3:4].astype(np.float32) / 255
+    out[y0:y1, x0:x1] = (part[:, :, :3] * alpha + out[y0:y1, x0:x1] * (1 - alpha)).astype(np.uint8)
+    return crop_square(out, (float(x0), float(y0), float(x1), float(y1)), _jitter_margin(rnd))
 
 
 def empty_window(w: int, h: int, rnd: random.Random, largest: float,
@@ -241,7 +271,7 @@ def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.nd
 
 def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
                        progress: Callable[[int], None] | None = None, webcam_share: float = 0.35,
-                       glyphs: int = 3000, light: float = 0.0) -> Path:
+                       glyphs: int = 3000, light: float = 0.0, backs: float = 0.0) -> Path:
     """Write an ultralytics classification folder (train/<class>/, val/<class>/), with
     `glyphs` tight corner-index crops of rendered cards besides the scenes' crops; a share
     `light` of the scenes under a random camera and light (`lit_scene`)."""
@@ -250,8 +280,8 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
     for split in ("train", "val"):
         for cls in SYMBOL_CLASSES:
             (out / split / cls).mkdir(parents=True, exist_ok=True)
-    sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light),
-               scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light)]
+    sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light, backs=backs),
+               scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light, backs=backs)]
     if composites is not None and (composites / "images").is_dir():
         sources.append(composite_crops(composites, rnd))
     if glyphs:

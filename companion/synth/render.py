@@ -421,6 +421,37 @@ def render_card(
     return np.ascontiguousarray(bgra)
 
 
+def render_back(height: int = 360, rng: random.Random | None = None) -> np.ndarray:
+    """A card's back (BGRA, the faces' size): black inside a white rim, a tilted red oval and
+    the yellow "UNO" word across it, outlined dark, as the classic and 2018+ decks print it
+    (each drawn a little differently: inks, oval, word). For the readers: a card lying face
+    down is no card to name (its black and colour read as a wild otherwise)."""
+    rng = rng or random.Random(0)
+    scale = 2
+    H = height * scale
+    W = int(round(height * ASPECT)) * scale
+    img = Image.new("RGB", (W, H), _jitter(WHITE, rng, 6))
+    draw = ImageDraw.Draw(img)
+    border = W * rng.uniform(0.04, 0.06)
+    draw.rounded_rectangle([border, border, W - border, H - border], radius=W * 0.04, fill=_jitter(BLACK, rng, 8))
+    layer = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+    ld = ImageDraw.Draw(layer)
+    rx, ry = W * rng.uniform(0.28, 0.33), H * rng.uniform(0.32, 0.37)
+    ld.ellipse([W / 2 - rx, H / 2 - ry, W / 2 + rx, H / 2 + ry], fill=_jitter((215, 30, 35), rng, 18))
+    word = Image.new("RGBA", (W, H), (0, 0, 0, 0))
+    _text_centered(ImageDraw.Draw(word), (W / 2, H / 2), "UNO", int(W * rng.uniform(0.26, 0.33)),
+                   _jitter((250, 215, 30), rng, 16), (25, 25, 25), max(2, int(W * 0.012)),
+                   shadow=(25, 25, 25), shadow_offset=W * 0.012, face=rng.choice(FONTS))
+    layer.alpha_composite(word.rotate(rng.uniform(-8, 8), resample=Image.BICUBIC, center=(W / 2, H / 2)))
+    layer = layer.rotate(rng.uniform(20, 40), resample=Image.BICUBIC, center=(W / 2, H / 2))
+    img.paste(layer, (0, 0), layer)
+    rgb = np.asarray(img.resize((W // scale, H // scale), Image.LANCZOS))
+    h, w = rgb.shape[:2]
+    alpha_img = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(alpha_img).rounded_rectangle([0, 0, w - 1, h - 1], radius=int(round(w * 0.07)), fill=255)
+    return np.ascontiguousarray(np.dstack([rgb[:, :, ::-1], np.asarray(alpha_img)]).astype(np.uint8))
+
+
 # Big glyph text of the themed cards that have no drawn glyph.
 _THEMED_TEXT = {"draw_one": "+1", "draw_five": "+5", "discard_two": "-2",
                 "wild_draw_two": "+2", "wild_draw_colour": "+?"}

@@ -181,6 +181,9 @@ class ReaderRecipe:
     # every shipped reader was trained: stage 14 tried 0.5 (stage 13 misread symbols under a
     # 2700 K bulb and crushed shadows) and read the shifted benchmark no better (HISTORY.md).
     light: float = 0.0
+    # The share of scenes that also give a card lying face down as "none" (cardcrops.
+    # face_down_crop). 0 as the readers up to stage 13 were trained.
+    backs: float = 0.0
 
 
 def generate_reader(recipe: ReaderRecipe) -> Path:
@@ -197,11 +200,12 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
             print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
         bar = TQDM(desc="crops", unit="img")
         write_crop_dataset(out, scenes.parent, composites, recipe.seed, progress=lambda n: bar.update(1),
-                           light=recipe.light)
+                           light=recipe.light, backs=recipe.backs)
         bar.close()
 
     _once(out, f"{recipe.images}-{recipe.val_images}-{recipe.seed}-{int(recipe.composites is not None)}"
-               f"{f'-light{recipe.light}' if recipe.light else ''}", write)
+               f"{f'-light{recipe.light}' if recipe.light else ''}{f'-backs{recipe.backs}' if recipe.backs else ''}",
+          write)
     return out
 
 

@@ -79,15 +79,48 @@ def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypa
     assert recipe.light == 0.0  # as the shipped reader was trained
     assert run(["--reader", "--work", str(tmp_path), "--light", "0.5"]) == 0
     assert seen[-1].light == 0.5  # half the scenes under a random camera and light
+    assert seen[-1].backs == 0.0
+    assert run(["--reader", "--work", str(tmp_path), "--backs", "0.3"]) == 0
+    assert seen[-1].backs == 0.3  # three scenes in ten also give a card lying face down
 
 
-@pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"]])
+def test_a_card_lying_face_down_is_cut_as_no_card(tmp_path):
+    # A back read as a wild was played: the reader's "none" crops carry backs, turned any way,
+    # the size of the scene's cards, on the scene's own table.
+    import random
+
+    import cv2
+    import numpy as np
+
+    from companion.synth.cardcrops import scene_crops
+    from companion.synth.render import render_back
+    from companion.vision.crops import NONE
+
+    back = render_back(200, random.Random(1))
+    assert back.shape[:2] == (200, 129) and back[100, 64, 3] == 255
+    middle = back[60:140, 30:100, :3].reshape(-1, 3).astype(int)
+    assert (middle[:, 2] > 150).mean() > 0.3 and (middle[:, 0] > 150).mean() < 0.2  # red and yellow, no blue
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.full((480, 640, 3), (60, 110, 40), np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.15 0.3\n")
+    crops = list(scene_crops(tmp_path / "images", tmp_path / "labels", random.Random(3), negatives=0.0,
+                             close_ups=0.0, corners=0.0, backs=1.0))
+    assert [name for name, _ in crops][-1] == NONE and len(crops) == 2
+    face_down = crops[-1][1]
+    assert (face_down[:, :, 2] > 150).mean() > 0.05  # the back's red oval shows in it
+    assert list(scene_crops(tmp_path / "images", tmp_path / "labels", random.Random(3), negatives=0.0,
+                            close_ups=0.0, corners=0.0))[-1][0] != NONE  # none without backs
+
+
+@pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"],
+                                  ["--backs", "0.3"], ["--reader", "--backs", "2"]])
 def test_train_cli_refuses_light_outside_the_reader_or_a_share(argv, tmp_path):
     from companion.commands import train as command
 
     parser = argparse.ArgumentParser()
     command.add_arguments(parser)
-    with pytest.raises(CompanionError, match="--light"):
+    with pytest.raises(CompanionError, match=argv[-2]):
         command.main(parser.parse_args(["--work", str(tmp_path), *argv]))
     assert not (tmp_path / "data").exists()
 
