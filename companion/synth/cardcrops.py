@@ -180,7 +180,7 @@ def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float
                 corner = _index_corner(box, rnd)
                 if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
                     yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
-        if rnd.random() < backs:
+        if backs and rnd.random() < backs:  # no draw when off: older recipes cut the same crops
             yield NONE, face_down_crop(img, [box for _, box in boxes], rnd)
         if rnd.random() < negatives:
             # "none" only where no card shows: not even a small card inside the window.
