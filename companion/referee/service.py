@@ -156,7 +156,7 @@ class RequestIdError(CompanionError, ValueError):
 class Referee:
     """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
 
-    On start the newest game of the store is restored by replay (`EventStore.current_game`):
+    On start the newest game of the store is restored by replay (`EventStore.current_table`):
     one in play goes on, one that is over shows its result until the host starts the next.
     """
 
@@ -166,8 +166,9 @@ class Referee:
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
         try:
-            self.game_id: str | None = store.current_game()
-            self._table: Table = replay(store.events(self.game_id)) if self.game_id else Table()
+            found = store.current_table()  # the game and its table, replayed once
+            self.game_id: str | None = found[0] if found else None
+            self._table: Table = found[1] if found else Table()
         except StoreError as exc:
             if not getattr(store, "read_only", ""):
                 raise
@@ -253,7 +254,7 @@ class Referee:
                 self.backups.request()  # a hand is finished: a rolling backup, in the background
             if accepted and not table.state["players"] and event.get("type") == "undo":
                 # the host's New game taken back: the table goes back to the game it replaced
-                self._back_to_the_game_before(game_id)
+                self._back_to_the_game_before()
             self._state = _copy(self._table.state)
             for notice in notices:
                 if notice.get("kind") == "reading":  # the host's console says it too
@@ -271,11 +272,10 @@ class Referee:
             self._state = _copy(table.state)
             self._notify([])
 
-    def _back_to_the_game_before(self, game_id: str) -> None:
-        ids = [game["id"] for game in self.store.games()]
-        before = self.store.current_game()  # passes over this game, which has no players now
-        if before is not None and ids.index(before) < ids.index(game_id):
-            self._table, self.game_id = replay(self.store.events(before)), before
+    def _back_to_the_game_before(self) -> None:
+        found = self.store.current_table()  # passes over this game, which has no players now
+        if found is not None:
+            self.game_id, self._table = found
 
     def _table_for(self, event: dict | str) -> tuple[Table, str]:
         """The table and game id an event belongs to: a valid `game` event starts a new game

@@ -419,8 +419,14 @@ class EventStore:
         return rows[0][0] if rows else None
 
     def current_game(self) -> str | None:
-        """The game a table takes up when it starts: the newest game, finished or not (after a
-        power cut at a game's end the table comes back showing its result, not a new deal).
+        """`current_table`'s game id, or None."""
+        found = self.current_table()
+        return found[0] if found else None
+
+    def current_table(self) -> "tuple[str, Any] | None":
+        """(id, replayed Table) of the game a table takes up when it starts: the newest game,
+        finished or not (after a power cut at a game's end the table comes back showing its
+        result, not a new deal).
 
         A finished game brought in by `import` (last week's log, kept for the record) is not
         played at this table and does not stand in front of the table's own game. A game that
@@ -435,8 +441,9 @@ class EventStore:
                 "SELECT 1 FROM events e WHERE e.game_id = g.id AND e.seq = 0 AND e.source = 'import')) "
                 "ORDER BY g.n DESC LIMIT 20", ())
         for (game_id,) in rows:
-            if replay(self.events(game_id)).state["players"]:
-                return str(game_id)
+            table = replay(self.events(game_id))
+            if table.state["players"]:
+                return str(game_id), table
         return None
 
     def last_unfinished(self) -> str | None:
