@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="robustness benchmark: read every photo as it is (none) and under each fixed "
                              "camera shift (companion/vision/photometric.py), or only the named ones; put it "
                              "after the folders")
+    parser.add_argument("--calibrate", nargs="+", metavar="PHOTO", default=None,
+                        help="a table's set-up: learn the four colours from these photos of cards from the "
+                             "same camera (at least one of each colour), seen through each variant's shift, "
+                             "and read that variant with them; the photos are left out of the count. It takes "
+                             "every name after it: give it last")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--errors", type=Path, default=None, metavar="DIR",
                         help="write contact sheets of the missed photos here (one sub-folder per set, "
@@ -63,8 +68,9 @@ def _progress(label: str, reads_per_photo: int, shifts: bool):
 
 def main(args: argparse.Namespace) -> int:
     from companion.vision.detector import YoloDetector
-    from companion.synth.evaluation import (evaluate, evaluate_shifts, folder_name, format_report, format_shifts,
-                                      photo_set, shift_names, shifts_to_dict, write_miss_sheets)
+    from companion.commands.recognize import read_pictures
+    from companion.synth.evaluation import (calibrate_shifts, evaluate_shifts, folder_name, format_report,
+                                            format_shifts, photo_set, shift_names, shifts_to_dict, write_miss_sheets)
 
     # Every mistake in the call is said before the model loads.
     if args.limit_per_class is not None and args.limit_per_class < 1:
@@ -74,7 +80,13 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("name a photo folder (DIR), or --rendered DECK")
     if args.per_card < 1:
         raise UsageError("--per-card must be at least 1")
+    if args.calibrate and args.rendered:
+        raise UsageError("--calibrate goes with photo folders, not --rendered")
+    pictures = read_pictures(args.calibrate) if args.calibrate else None
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]
+    if args.calibrate:  # a set-up photo read again would be counted on the answer it taught
+        taught = {Path(p).resolve() for p in args.calibrate}
+        sets = [(d, [(f, card) for f, card in pairs if f.resolve() not in taught]) for d, pairs in sets]
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True),
                             themed=args.themed or args.rendered in ("flip", "themed"))
@@ -93,17 +105,26 @@ def main(args: argparse.Namespace) -> int:
         if not args.json:
             print(format_shifts(reports, label) if shifts is not None else format_report(reports["none"], label),
                   flush=True)
+    calibrations, refused = (calibrate_shifts(detector, pictures, shifts or ["none"]) if pictures is not None
+                             else (None, {}))
     for d, pairs in sets:
         progress = _progress(d.name, len(shifts or ["none"]), shifts is not None)
         start = time.monotonic()
+        reports = evaluate_shifts(pairs, detector, shifts or ["none"], progress, calibrations)
         if shifts is None:
-            reports = {"none": evaluate(pairs, detector, progress)}
             out[str(d)] = reports["none"].to_dict()
             text = format_report(reports["none"], str(d))
         else:
-            reports = evaluate_shifts(pairs, detector, shifts, progress)
             out[str(d)] = shifts_to_dict(reports)
             text = format_shifts(reports, str(d))
+        if calibrations is not None:
+            out[str(d)]["calibration"] = {
+                name: ("refused: " + refused[name]) if name in refused else calibrations[name].swatches()
+                for name in shifts or ["none"]}
+            text += f"\ncolours calibrated from {len(pictures)} photos" + (f" under each variant" if shifts else "")
+            if refused:
+                text += "; refused under " + ", ".join(f"{n} ({why})" for n, why in refused.items()) + \
+                        ": read with the colour reader alone"
         if sys.stderr.isatty():
             print(file=sys.stderr)
         if shifts is not None:

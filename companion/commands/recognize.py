@@ -52,7 +52,7 @@ def _unreadable(path: str) -> str:
     return "not a readable image"
 
 
-def _pictures(paths: list[str]) -> list:
+def read_pictures(paths: list[str]) -> list:
     """The calibration photos, read; a missing or unreadable one is a one-line error."""
     import cv2
 
@@ -78,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
                             themed=args.themed)
     if args.calibrate:
 
-        calibration = detector.calibrate(_pictures(args.calibrate))
+        calibration = detector.calibrate(read_pictures(args.calibrate))
         swatches = ", ".join(f"{c} {hexa}" for c, hexa in calibration.swatches().items())
         print(f"colours calibrated from {sum(calibration.samples.values())} cards: {swatches}", file=sys.stderr)
     results = recognize(args.images, detector)

@@ -7,7 +7,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from companion.referee.cards import CARD_NAMES, parse_card
 from companion.errors import CompanionError, InputFileError, UsageError
@@ -97,10 +97,11 @@ def evaluate(pairs: list[tuple[Path, str]], detector: Detector, progress: Progre
 
 
 def evaluate_shifts(pairs: list[tuple[Path, str]], detector: Detector, shifts: Sequence[str] = VARIANTS,
-                    progress: Progress | None = None) -> dict[str, Report]:
+                    progress: Progress | None = None, calibrations: dict[str, Any] | None = None) -> dict[str, Report]:
     """One report per variant ("none" or a `photometric.SHIFTS` name), in the order given.
     Each photo is decoded once and every variant is made from that one picture; `progress`
-    is told (photos done, photos) after each photo."""
+    is told (photos done, photos) after each photo. `calibrations` (see `calibrate_shifts`):
+    each variant is read with its own colour calibration (None: the colour reader alone)."""
     import cv2
 
     reports = {name: Report() for name in shifts}
@@ -114,10 +115,31 @@ def evaluate_shifts(pairs: list[tuple[Path, str]], detector: Detector, shifts: S
             # spoil the variants after it, so it fails loudly instead.
             frame.setflags(write=False)
             for name, report in reports.items():
+                if calibrations is not None:
+                    detector.calibration = calibrations.get(name)  # type: ignore[attr-defined]
                 report.add(str(path), truth, detector.detect(apply_shift(name, frame)))
         if progress:
             progress(i + 1, len(pairs))
     return reports
+
+
+def calibrate_shifts(detector: Any, pictures: Sequence[Any], shifts: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A table's set-up under each camera shift: the detector's colour calibration learnt from
+    `pictures` (photos of cards from the same camera) seen through that shift, as a host at
+    that table would take it. Returns (variant -> calibration, variant -> why it was refused);
+    a refused variant is read with the colour reader alone. The detector is left uncalibrated."""
+    from companion.vision.calibration import CalibrationError
+
+    calibrations: dict[str, Any] = {}
+    refused: dict[str, str] = {}
+    for name in shifts:
+        detector.calibration = None  # each variant's set-up starts from the colour reader alone
+        try:
+            calibrations[name] = detector.calibrate([apply_shift(name, p) for p in pictures])
+        except CalibrationError as exc:
+            refused[name] = str(exc)
+    detector.calibration = None
+    return calibrations, refused
 
 
 def rendered_shifts(detector: Detector, deck: str = "flip", per_card: int = 4, seed: int = 0,
@@ -400,7 +422,7 @@ def fit_sharpness(detector: Detector | None = None, per_card: int = 30, seed: in
             "sharpness": reading_sharpness(reads), "box_iou": {"p1": pct(1), "p5": pct(5), "p50": pct(50)}}
 
 
-__all__ = ["Report", "photo_set", "evaluate", "evaluate_shifts", "shift_names", "shift_summary", "shifts_to_dict",
+__all__ = ["Report", "photo_set", "evaluate", "evaluate_shifts", "calibrate_shifts", "shift_names", "shift_summary", "shifts_to_dict",
            "format_report", "format_shifts", "folder_name", "write_miss_sheets", "VARIANTS", "TARGET_TOP1",
            "TARGET_CARD", "CARD_NAMES", "photo_readings", "reading_sharpness", "measure_sharpness",
            "synthetic_readings", "fit_sharpness"]

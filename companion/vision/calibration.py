@@ -159,9 +159,12 @@ def fit(inks: Sequence[np.ndarray], reads: np.ndarray, source: str = "set-up") -
                                f"{'' if len(points) == 1 else 's'} seen; lay one red, one yellow, one green "
                                "and one blue card apart from each other")
     labels = _groups(points)
-    centres = np.array([points[labels == j].mean(axis=0) for j in range(4)])
+    # A group left empty: the cards show fewer than four colours (two cards of one colour can
+    # have the very same ink, and k-means then starts two groups on one point).
+    empty = any(not (labels == j).any() for j in range(4))
+    centres = np.array([points[labels == j].mean(axis=0) if (labels == j).any() else points[0] for j in range(4)])
     gaps = [float(np.linalg.norm(centres[i] - centres[j])) for i, j in itertools.combinations(range(4), 2)]
-    if min(gaps) < MIN_SEPARATION:
+    if empty or min(gaps) < MIN_SEPARATION:
         raise CalibrationError("no four distinct colours found: two of the cards look the same colour; "
                                "lay one red, one yellow, one green and one blue card")
     logp = np.log(np.clip(reads, 1e-6, 1.0))

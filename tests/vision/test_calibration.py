@@ -86,6 +86,11 @@ def test_fewer_than_four_cards_or_two_alike_is_a_clear_refusal():
     points, reads = _inks(alike)
     with pytest.raises(CalibrationError, match="no four distinct colours"):
         fit(points, reads)
+    # Two reds and two greens of the very same ink (rendered cards, one printing): two colours,
+    # not four, even though k-means has four points to start from.
+    same = [np.array(LAB["red"]), np.array(LAB["red"]), np.array(LAB["green"]), np.array(LAB["green"])]
+    with pytest.raises(CalibrationError, match="two of the cards look the same colour"):
+        fit(same, np.tile(np.eye(4)[0], (4, 1)))
 
 
 def test_save_and_load_round_trip_and_bad_files(tmp_path):
@@ -204,3 +209,38 @@ def test_only_cards_read_as_coloured_teach_the_table_its_colours():
     cards = ["red_3", "wild", "wild_draw_four", "blue_6"]
     assert _reads(detector, hue_rotate(_table(cards), -CAST)) == cards
     assert len(offered) == 2
+
+
+def test_eval_photos_calibrate_reads_a_cast_camera_as_a_set_up_table_would(tmp_path, capsys):
+    """The benchmark with a table's set-up: the calibration photos go through each variant's
+    shift as the photos do, are left out of the count, and a refusal is said, not hidden."""
+    import cv2
+
+    from companion.cli import main as cli_main
+
+    tree = tmp_path / "photos"
+    for name in PLAY_CARDS:
+        (tree / name).mkdir(parents=True)
+        cv2.imwrite(str(tree / name / "a.png"), _table([name], seed=1, y=150, height=150))
+    calib = tree / "red_3" / "set-up.png"  # inside the tree: it must not be counted
+    calib.parent.mkdir()
+    cv2.imwrite(str(calib), _table(CALIBRATION_CARDS))
+
+    assert cli_main(["eval-photos", str(tree), "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)[str(tree)]
+    assert alone["images"] == 5 and alone["correct"] < 4  # the cast fools the colour reader alone
+
+    assert cli_main(["eval-photos", str(tree), "--json", "--shifts", "none,blur", "--calibrate", str(calib)]) == 0
+    out = json.loads(capsys.readouterr().out)[str(tree)]
+    for variant in ("none", "blur"):
+        assert out["shifts"][variant]["images"] == 4 and out["shifts"][variant]["correct"] == 4
+        assert sorted(out["calibration"][variant]) == ["blue", "green", "red", "yellow"]
+
+    two = tmp_path / "two.png"
+    cv2.imwrite(str(two), _table(["red_3", "red_5", "green_2", "green_4"]))
+    assert cli_main(["eval-photos", str(tree), "--calibrate", str(two)]) == 0
+    text = capsys.readouterr().out
+    assert "refused under none (no four distinct colours found" in text
+    assert "read with the colour reader alone" in text
+    assert cli_main(["eval-photos", str(tree), "--calibrate", str(tmp_path / "nope.jpg")]) == 2
+    assert "nope.jpg: no such file" in capsys.readouterr().err
