@@ -24,7 +24,6 @@ class WebState:
     hub: LiveHub
     access: AccessStore = field(default_factory=AccessStore)
     seats: Seats = field(init=False)
-    kept_seats: dict = field(default_factory=dict)  # the seats of the game a new game replaced
 
     def __post_init__(self) -> None:
         self.seats = Seats(self.access)
@@ -33,18 +32,16 @@ class WebState:
         return self.hub.phones_connected()
 
     def seats_reset(self, game_id: str | None = None) -> None:
-        """Free every seat (a new game); those of the game `game_id` it replaced are kept, so
-        that an Undo of the new game gives that game back with its phones in their seats."""
-        rows = self.seats.reset()
-        if game_id is not None:
-            self.kept_seats = {game_id: rows}
+        """Free every seat (a new game); those of the game `game_id` it replaced are kept (on
+        disk, with the seats), so that an Undo of the new game, after a restart too, gives that
+        game back with its phones in their seats."""
+        self.seats.reset(game_id)
 
     def seats_back(self, game_id: str | None) -> None:
         """After an undo: the table is back on `game_id`; if its seats were freed for a new
         game since, the same phones have them again."""
-        rows = self.kept_seats.pop(game_id, None) if game_id is not None else None
-        if rows is not None:
-            self.seats.restore(rows)
+        if game_id is not None:
+            self.seats.back(game_id)
 
 
 def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:

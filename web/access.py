@@ -34,6 +34,12 @@ CREATE TABLE IF NOT EXISTS seats (
     player TEXT NOT NULL UNIQUE,
     since  REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS kept_seats (  -- the seats of the game a host's New game replaced
+    game_id TEXT NOT NULL,             -- that game: an Undo of the New game gives them back
+    token   TEXT NOT NULL,
+    player  TEXT NOT NULL,
+    since   REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS host_sessions (
     token   TEXT PRIMARY KEY,          -- sha256 of the token in the host's session cookie
     created REAL NOT NULL
@@ -158,17 +164,27 @@ class AccessStore:
             self._many("free the seat", [("DELETE FROM seats WHERE player = ?", (player,))])
             return had
 
-    def reset_seats(self) -> list[tuple]:
-        """Free every seat; returns them as they were (`restore_seats` puts them back)."""
-        with self._lock:
-            rows = self._run("read the seats", "SELECT token, player, since FROM seats")
-            self._many("free the seats", [("DELETE FROM seats", ())])
-            return rows
+    def reset_seats(self, keep_for: str | None = None) -> None:
+        """Free every seat (a new game). With `keep_for`, the game the new one replaced, the
+        seats are kept for it on disk (`seats_back` gives them back, after a restart too); the
+        seats kept for an earlier game are dropped."""
+        keep = [("DELETE FROM kept_seats", ()),
+                ("INSERT INTO kept_seats (game_id, token, player, since) SELECT ?, token, player, since "
+                 "FROM seats", (keep_for,))] if keep_for is not None else []
+        self._many("free the seats", keep + [("DELETE FROM seats", ())])
 
-    def restore_seats(self, rows: list[tuple]) -> None:
-        """The seats `reset_seats` freed, back with the same phones (the freeing was undone)."""
-        self._many("put the seats back", [("DELETE FROM seats", ())] + [
-            ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)", tuple(row)) for row in rows])
+    def seats_back(self, game_id: str) -> bool:
+        """The seats kept for `game_id` back with the same phones (the new game that freed them
+        was undone); False, changing nothing, when none were kept for it."""
+        with self._lock:
+            if not self._run("read the kept seats", "SELECT 1 FROM kept_seats WHERE game_id = ?", (game_id,)):
+                return False
+            self._many("put the seats back", [
+                ("DELETE FROM seats", ()),
+                ("INSERT INTO seats (token, player, since) SELECT token, player, since FROM kept_seats "
+                 "WHERE game_id = ?", (game_id,)),
+                ("DELETE FROM kept_seats", ())])
+            return True
 
     def taken(self) -> list[str]:
         return sorted(p for (p,) in self._run("read the seats", "SELECT player FROM seats"))

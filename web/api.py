@@ -572,12 +572,18 @@ def host_score_fix() -> Any:
     state = _ext().referee.state
     player = _player(state, data.get("player"))
     points = _int(data.get("points"), "points")
+    hand = _int(data.get("hand"), "hand")
+    # A malformed fix is the sender's mistake, not a line for the game's log: refused here,
+    # nothing stored (the engine would refuse it too, but as a stored refused line).
+    if points < 0:
+        raise BadRequest("points cannot be negative", "err.bad_points")
     # a typo guard: a hand scores at most the whole deck, twice over where a hand counts double
     most = 2 * _card_points(state)[1]
     if points > most:
         raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
-    return _submit({"type": "score_fix", "hand": _int(data.get("hand"), "hand"), "player": player,
-                    "points": points}, "host")
+    if hand not in [h.get("hand") for h in state.get("history") or []]:
+        raise BadRequest(f"no finished hand {hand} to fix", "err.no_hand_fix", hand=hand)
+    return _submit({"type": "score_fix", "hand": hand, "player": player, "points": points}, "host")
 
 
 @bp.post("/api/host/verdict")

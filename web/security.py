@@ -36,11 +36,11 @@ class Seats:
     def release(self, player: str) -> bool:
         return self.access.release_seat(player)
 
-    def reset(self) -> list[tuple]:
-        return self.access.reset_seats()
+    def reset(self, keep_for: str | None = None) -> None:
+        self.access.reset_seats(keep_for)
 
-    def restore(self, rows: list[tuple]) -> None:
-        self.access.restore_seats(rows)
+    def back(self, game_id: str) -> bool:
+        return self.access.seats_back(game_id)
 
     def taken(self) -> list[str]:
         return self.access.taken()

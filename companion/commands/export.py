@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the table log to write; - prints it")
     add_store_arguments(parser)
     parser.add_argument("--game", default=None, metavar="ID",
-                        help="which game (default: the newest); see --list")
+                        help="which game (default: the table's game, the one `run` takes up: the newest "
+                             "game played here); see --list")
     parser.add_argument("--list", action="store_true",
                         help="list the stored games instead of exporting")
     parser.add_argument("--league", nargs="?", const="newest", default=None, metavar="ID",
@@ -49,9 +50,14 @@ def _print_lines(lines: list[str]) -> None:
 def main(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if args.list:
+            from companion.referee.engine import replay
+
             for game in store.games():
                 status = "finished" if game["finished"] else "unfinished"
-                print(f"{game['id']}  {game['events']:5d} events  {status}")
+                players = [p["name"] for p in replay(store.events(game["id"])).state["players"]]
+                # a game whose `game` line was undone (the host's New game taken back) has no players
+                who = ", ".join(players) if players else "no players (a new game taken back)"
+                print(f"{game['id']}  {game['events']:5d} events  {status:<10}  {who}")
             return 0
         if args.out is None:
             if args.league is not None and args.league.lower().endswith((".csv", ".txt")):
@@ -61,7 +67,8 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError("name the file to write (OUT.jsonl, or - to print), or use --list")
         if args.league is not None:
             return _export_league(store, args.league, args.out)
-        game_id = args.game or store.latest_game()
+        # not simply the newest row: a New game taken back leaves an empty game behind it
+        game_id = args.game or store.current_game() or store.latest_game()
         if game_id is None:
             raise StoreError(f"{store.path} holds no game yet")
         if not store.has_game(game_id):

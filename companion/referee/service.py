@@ -240,9 +240,11 @@ class Referee:
                 event = line_of_lay(self._table, event)
             table, game_id = self._table_for(event)
             accepted = isinstance(event, dict) and table.check(event) is None
-            # The line is on disk before the engine moves: a failed write raises here.
+            # The line is on disk before the engine moves: a failed write raises here. A new game
+            # keeps which game it took the table from: its Undo goes back there.
+            replaces = self.game_id if table is not self._table else None
             self.store.append(game_id, event, accepted, source=source, request_id=request_id,
-                              join_league=accepted)
+                              join_league=accepted, replaces=replaces)
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
             notices = table.push(event)
@@ -273,7 +275,10 @@ class Referee:
             self._notify([])
 
     def _back_to_the_game_before(self) -> None:
-        found = self.store.current_table()  # passes over this game, which has no players now
+        # The game this one replaced on the table: not simply the newest game with players (at a
+        # table that took up an older game of its players, that is another group's game).
+        found = self.store.table_before(self.game_id) if self.game_id else None
+        found = found or self.store.current_table()  # passes over this game, which has no players now
         if found is not None:
             self.game_id, self._table = found
 

@@ -23,14 +23,16 @@ from typing import Any, Iterator
 
 from companion.errors import CompanionError, InputFileError
 
-SCHEMA_VERSION = 3  # 2: events.request_id (a phone's id for exactly-once retries); 3: leagues
+SCHEMA_VERSION = 4  # 2: events.request_id (a phone's id for exactly-once retries); 3: leagues;
+# 4: games.replaces (the game a host's New game took the table from, for its Undo)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     n        INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: the newest game is MAX(n)
     id       TEXT NOT NULL UNIQUE,
     created  REAL NOT NULL,                      -- Unix time
-    finished INTEGER NOT NULL DEFAULT 0          -- 1 once the game reached game_over
+    finished INTEGER NOT NULL DEFAULT 0,         -- 1 once the game reached game_over
+    replaces TEXT                                -- version 4: the game on the table when this one began
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id  TEXT NOT NULL REFERENCES games(id),
@@ -58,7 +60,8 @@ CREATE TABLE IF NOT EXISTS league_games (
 """
 # Older files gain the league tables when opened (CREATE TABLE IF NOT EXISTS: no copy, every
 # game and event stays as it was).
-# Version 1 files gain the request id column when opened (an ALTER, no copy).
+# Version 1 files gain the request id column, and older files the games' `replaces` column,
+# when opened (an ALTER, no copy).
 _REQUEST_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_request ON events(request_id) "
                   "WHERE request_id IS NOT NULL")
 
@@ -165,6 +168,8 @@ class EventStore:
             columns = [row[1] for row in self._db.execute("PRAGMA table_info(events)")]
             if "request_id" not in columns:
                 self._db.execute("ALTER TABLE events ADD COLUMN request_id TEXT")
+            if "replaces" not in [row[1] for row in self._db.execute("PRAGMA table_info(games)")]:
+                self._db.execute("ALTER TABLE games ADD COLUMN replaces TEXT")
             self._db.execute(_REQUEST_INDEX)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.Error as exc:
@@ -264,18 +269,21 @@ class EventStore:
         finished: bool | None = None,
         request_id: str | None = None,
         join_league: bool = False,
+        replaces: str | None = None,
     ) -> int:
         """Store one line of game `game_id` and commit; return its seq (0 for the first line).
 
         `finished` (optional) records in the same transaction whether the game is now over,
         which is what `last_unfinished` reads. Raises StoreError if the write fails, in
         which case nothing was stored. `join_league`: a new game's first line joins the open
-        league (the newest one not closed), in the same transaction.
+        league (the newest one not closed), in the same transaction. `replaces`: for a new game,
+        the game that was on the table when it began (an Undo of it goes back there).
         """
         text = encode_line(line)
         with self._write("save the event"):
             self._db.execute(
-                "INSERT OR IGNORE INTO games (id, created) VALUES (?, ?)", (game_id, time.time())
+                "INSERT OR IGNORE INTO games (id, created, replaces) VALUES (?, ?, ?)",
+                (game_id, time.time(), replaces)
             )
             seq = self._db.execute(
                 "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE game_id = ?", (game_id,)
@@ -430,8 +438,9 @@ class EventStore:
 
         A finished game brought in by `import` (last week's log, kept for the record) is not
         played at this table and does not stand in front of the table's own game. A game that
-        has no players (its `game` line undone: the host's New game taken back) is passed
-        over for the game before it, which the undo went back to.
+        has no players (its `game` line undone: the host's New game taken back) gives way to
+        the game it replaced on the table, which the undo went back to (`table_before`), else
+        to the game before it.
         """
         from companion.referee.engine import replay  # the engine is pure; imported only when needed
 
@@ -444,7 +453,32 @@ class EventStore:
             table = replay(self.events(game_id))
             if table.state["players"]:
                 return str(game_id), table
+            before = self.table_before(game_id)
+            if before is not None:
+                return before
         return None
+
+    def table_before(self, game_id: str) -> "tuple[str, Any] | None":
+        """(id, replayed Table) of the game that was on the table when `game_id` began (the
+        game a host's New game replaced), following back past replaced games that have no
+        players; None when it began at an empty table or that game is not stored."""
+        from companion.referee.engine import replay
+
+        seen = {game_id}
+        while True:
+            try:
+                with self._lock:
+                    rows = self._read("SELECT replaces FROM games WHERE id = ?", (game_id,))
+            except StoreError:  # an older file opened read-only (a damaged card): no such column
+                return None
+            before = rows[0][0] if rows else None
+            if not before or before in seen or not self.has_game(before):
+                return None
+            seen.add(before)
+            table = replay(self.events(before))
+            if table.state["players"]:
+                return str(before), table
+            game_id = before
 
     def last_unfinished(self) -> str | None:
         """`current_game` if it has not reached game_over, else None.

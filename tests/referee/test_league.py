@@ -133,7 +133,7 @@ def test_migration_from_the_previous_schema_keeps_every_game_and_event(tmp_path)
         store.add_to_league(league_id, "g-old-2")
         table = league_standings(store, league_id)
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     after = db.execute("SELECT game_id, seq, line, request_id FROM events ORDER BY game_id, seq").fetchall()
     assert after == before and len(before) > 50
     assert len(table["games"]) == 2 and sum(r["games_won"] for r in table["table"]) == 2

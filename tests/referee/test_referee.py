@@ -290,6 +290,26 @@ def test_a_new_game_taken_back_goes_back_to_the_game_it_replaced(store: EventSto
         assert table["unfinished"] == [playing]
 
 
+def test_a_new_game_taken_back_goes_back_to_the_resumed_game_not_the_newest(store: EventStore, tmp_path: Path) -> None:
+    # Ann's group plays; another group's game is started later at the same companion; Ann's
+    # group is taken up again (`run` resumes its players' game). A New game pressed by
+    # mistake and undone gives back Ann's game, not the other group's newer one: also when
+    # the store is opened again after the undo.
+    referee = Referee(store)
+    _submit_all(referee, OPENING)
+    ours, state = referee.game_id, referee.state
+    referee.submit({"type": "game", "players": ["Dan", "Eve"]}, "host")
+    referee.submit({"type": "deal", "dealer": "Dan"}, "host")
+    theirs = referee.game_id
+    referee.resume(ours)
+    assert not _rejected(referee.submit({"type": "game", "players": ["Ann", "Bob", "Cat"]}, "host"))
+    assert not _rejected(referee.submit({"type": "undo"}, "host"))
+    assert referee.game_id == ours != theirs and referee.state == state
+    with EventStore(tmp_path / "table.db") as again:
+        restored = Referee(again)
+        assert restored.game_id == ours and restored.state == state
+
+
 def test_referee_correct_goes_through_submit_and_replays(store: EventStore) -> None:
     referee = Referee(store)
     _submit_all(referee, OPENING)

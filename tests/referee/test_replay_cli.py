@@ -242,3 +242,26 @@ def test_a_log_cut_inside_a_letter_says_it_is_cut_off(tmp_path: Path, capsys) ->
     log.write_bytes(("\n".join(OPENING) + '\n{"type": "game", "players": ["Zoë"').encode("utf-8")[:-2])
     assert main(["import", "--db", str(tmp_path / "t.db"), str(log)]) == 2
     assert "is cut off" in capsys.readouterr().err
+
+
+def test_export_takes_the_tables_game_not_an_undone_new_game_and_list_names_the_players(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A New game pressed by mistake and undone leaves an empty game, the newest in the store:
+    # `export` with no --game writes the game the table plays, and --list says which is which.
+    from companion.referee.service import Referee
+
+    db = tmp_path / "table.db"
+    with EventStore(db) as store:
+        referee = Referee(store)
+        referee.submit({"type": "game", "players": ["Ann", "Bob"]}, "host")
+        referee.submit({"type": "deal", "dealer": "Ann"}, "host")
+        playing = referee.game_id
+        referee.submit({"type": "game", "players": ["Ann", "Bob"]}, "host")
+        referee.submit({"type": "undo"}, "host")
+        assert referee.game_id == playing
+    assert main(["export", "--db", str(db), "-"]) == 0
+    assert [json.loads(line)["type"] for line in capsys.readouterr().out.splitlines()] == ["game", "deal"]
+    assert main(["export", "--db", str(db), "--list"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith(playing) and rows[0].endswith("Ann, Bob")
+    assert rows[1].endswith("no players (a new game taken back)")

@@ -152,6 +152,43 @@ def test_a_new_game_taken_back_gives_the_game_back_with_its_phones_in_their_seat
     assert referee.state["turn"] == "Bob"
 
 
+def test_a_new_game_taken_back_after_a_restart_gives_the_phones_their_seats_back(tmp_path):
+    # New game by mistake, the companion restarts (a power cut), then Undo: the freed seats
+    # were kept on disk with the seats, so the same phones have them again.
+    def start():
+        referee = Referee(EventStore(tmp_path / "games.db"))
+        app = create_app({"HOST_PIN": PIN, "TESTING": True, "TABLE_MODE": "none",
+                          "ACCESS_DB": str(tmp_path / "access.db")}, referee=referee)
+        host = _client(app)
+        assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+        return app, referee, host
+
+    app, referee, host = start()
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    for name in PLAYERS:
+        assert _client(app).post("/api/seat", json={"player": name}).status_code == 200
+    assert host.post("/api/host/card", json={"type": "flip", "card": "red_5"}).status_code == 200
+    playing = referee.game_id
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200  # by mistake
+    assert host.get("/api/host/seats").get_json()["taken"] == []
+    referee.store.close()
+    app, referee, host = start()  # the restart
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    assert referee.game_id == playing and referee.state["top"] == "red_5"
+    assert sorted(host.get("/api/host/seats").get_json()["taken"]) == sorted(PLAYERS)
+
+
+def test_a_score_fix_the_game_cannot_take_is_a_400_and_nothing_is_stored(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    before = len(referee.events)
+    resp = host.post("/api/host/score_fix", json={"hand": 1, "player": "Bob", "points": -5})
+    assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.bad_points"
+    resp = host.post("/api/host/score_fix", json={"hand": 1, "player": "Bob", "points": 5})  # no hand played yet
+    assert resp.status_code == 400 and resp.get_json()["say"] == {"k": "err.no_hand_fix", "a": {"hand": 1}}
+    assert len(referee.events) == before and host.get("/api/host/refused").get_json() == {"refused": []}
+
+
 def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
     app, referee, host, seat = _table(tmp_path, "camera")
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")
