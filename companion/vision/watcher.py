@@ -141,6 +141,7 @@ class Watcher:
         max_attempts: int = 3,
         max_reads: int = 4,
         absorb_s: float = 1.5,
+        arm_rest_s: float = 60.0,
         occlusion_level: float = 32.0,
         motion_share: float = 0.015,
         same_overlap: float = SAME_OVERLAP,
@@ -171,6 +172,13 @@ class Watcher:
         # outside the zones, a picture still for this long becomes background (a cup, a bumped
         # camera); an arm never does while it is part of a hand over a zone
         self.absorb_s = absorb_s
+        # An arm resting over a zone is believed this long; longer, it is taken for part of the
+        # table (a sleeve left across the pile, a shadow the light-following missed), so the
+        # pile is not blind for good. The status line says "the pile hidden" from 20 s
+        # (runner.PILE_HIDDEN_SAY_S), long before. Set by reasoning: a player thinking over
+        # their turn rests an arm for seconds to a minute.
+        self.arm_rest_s = arm_rest_s
+        self._arm: np.ndarray | None = None  # the arms' pixels found in the last frame
         self.occlusion_level = occlusion_level
         self.chroma_level = chroma_level
         self.min_arm_share = min_arm_share
@@ -311,10 +319,18 @@ class Watcher:
             self._bg_long *= self._light_change(colour, self._bg_long)
         age = t - self._age_t
         # a long-memory background too: where the picture is back to what it was long ago (an
-        # arm that rested long enough to fade into the short memory has gone), nothing is there
+        # arm that rested long enough to fade into the short memory has gone), nothing is there.
+        # An arm found last frame stays out of it until it has rested `arm_rest_s`: a player
+        # leaning over the pile while thinking had faded into it after 12 s, the hand was then
+        # read as a card laid (and its leaving as the card taken back), and when the arm went
+        # the table where it had lain differed from the memory and looked like an arm for 12 s
+        # more, the pile blind to the next card.
         old = age >= 8 * self.absorb_s
+        if self._arm is not None and self._arm.shape == old.shape:
+            old &= ~self._arm | (age >= self.arm_rest_s)
         self._bg_long[old] = colour[old]
         occluded, arm = self._occluded(colour)
+        self._arm = arm
         # An arm over a zone is there until something moves: a hand held still over the pile
         # does not go by standing still. Its arm's faint middle (pale skin on a light table)
         # faded into the background in absorb_s, the hand was then cut off from the picture's

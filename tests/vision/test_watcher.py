@@ -990,6 +990,44 @@ def test_a_hand_held_still_over_the_pile_is_a_hand_after_its_arm_fades():
     assert [e["card"] for e in feed(8, picture())] == ["blue_2"]
 
 
+def test_a_player_leaning_over_the_pile_for_half_a_minute_is_still_a_hand():
+    # A player rests an arm over the pile while thinking (the hand trembling a pixel or two).
+    # Still for 12 s, the arm had faded into the long-memory background: the pile was then
+    # taken as uncovered, the hand over it read as a card laid, its leaving as that card taken
+    # back, and the table where the arm had lain looked like an arm for 12 s more, so the next
+    # card went unseen. Now the arm is a hand for as long as it rests (up to a minute), the
+    # status line's "pile hidden" can be said, and the next card is seen at once.
+    scene = Scene()
+    video, watcher = scene.video, scene.watcher
+    clock = iter(range(10_000))
+
+    def feed(pictures) -> list[dict]:
+        new = []
+        for picture in pictures:
+            new += watcher.feed(picture, next(clock) / 10.0)
+        return new
+
+    feed(video._frame(None, []) for _ in range(8))
+    scene.cards = [scene.Placed("red_5", 365, 190, 0)]
+    video.pile = list(scene.cards)
+    video._touch()
+    assert [e["card"] for e in feed(video._frame(None, []) for _ in range(8))] == ["red_5"]
+    # the recognizer, asked while the hand is there, reads the fingers as another card
+    scene.detector.script = lambda frame: [Detection("red_4", 0.95, (325.0, 130.0, 405.0, 250.0))]
+    rng = np.random.default_rng(3)
+    resting = [video._frame(((640.0, 200.0), (365.0 + rng.uniform(-2, 2), 190.0 + rng.uniform(-2, 2))), [])
+               for _ in range(250)]  # 25 s
+    assert feed(resting) == []
+    assert watcher.pile_hidden >= 20.0
+    scene.detector.script = scene._read
+    assert feed(video._frame(None, []) for _ in range(8)) == []  # the hand went: red_5 is still on top
+    assert watcher.pile_hidden == 0.0
+    scene.cards.append(scene.Placed("blue_5", 350, 180, 10))
+    video.pile = list(scene.cards)
+    video._touch()
+    assert [e["card"] for e in feed(video._frame(None, []) for _ in range(8))] == ["blue_5"]
+
+
 def test_one_unsure_reading_among_weak_ones_is_no_card():
     # The top card nudged; the recognizer, looking again, finds a "wild draw four" in the
     # table's pattern beside it (a honeycomb table): once at 0.55, then only weakly. No card
