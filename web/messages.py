@@ -222,6 +222,7 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         # colour calibration on the host page (companion/vision/calibration.py)
         (r"^no four distinct colours found: (\d+) coloured card", "err.calibrate_four", ("n",)),
         (r"^no four distinct colours found: two of the cards look the same colour", "err.calibrate_same", ()),
+        (r"^no four distinct colours found: the colours came out of their order", "err.calibrate_order", ()),
     ))
 
 

@@ -170,10 +170,28 @@ def fit(inks: Sequence[np.ndarray], reads: np.ndarray, source: str = "set-up") -
     logp = np.log(np.clip(reads, 1e-6, 1.0))
     score = np.array([[logp[labels == j, k].sum() for k in range(4)] for j in range(4)])
     best = max(itertools.permutations(range(4)), key=lambda perm: sum(score[j, perm[j]] for j in range(4)))
+    named = {COLOUR_CLASSES[best[j]]: centres[j] for j in range(4)}
+    if not in_hue_order(named):
+        # A camera or a light moves every hue, but keeps them in their turn around the colour
+        # wheel (red, yellow, green, blue); groups out of that turn were measured off something
+        # else in a card's box (fingers in warm light, a saturated table), not its ink.
+        raise CalibrationError("no four distinct colours found: the colours came out of their order "
+                               "(red, yellow, green, blue), so something else in a card's picture was "
+                               "measured (fingers, a coloured table): lay the four cards flat and apart "
+                               "on a plain part of the table")
     spread = float(np.sqrt(np.mean(((points - centres[labels]) ** 2).sum(axis=1))))
     return ColourCalibration(
         {COLOUR_CLASSES[best[j]]: [round(float(v), 2) for v in centres[j]] for j in range(4)},
         max(MIN_SPREAD, spread), source, {COLOUR_CLASSES[best[j]]: int((labels == j).sum()) for j in range(4)})
+
+
+def in_hue_order(centres: dict[str, np.ndarray]) -> bool:
+    """Whether the four colours' Lab hues go round the wheel in the printed colours' order:
+    red, yellow, green, blue and back to red (any starting point)."""
+    angle = {c: float(np.arctan2(v[2], v[1])) for c, v in centres.items()}
+    turn = sorted(COLOUR_CLASSES, key=lambda c: angle[c])
+    start = turn.index("red")
+    return turn[start:] + turn[:start] == list(COLOUR_CLASSES)
 
 
 class PlayCalibrator:

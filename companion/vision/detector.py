@@ -412,7 +412,13 @@ class YoloDetector:
                     self.calibration = learnt
                     break
             return reads
-        calibrated = self.calibration.probabilities(np.stack(inks))
+        # The table's groups say how likely each colour makes this ink; the colour reader, what
+        # the card looks like: both witnesses, multiplied. Where the groups are far apart (a
+        # strong cast) they outweigh a reader that is surely wrong; where a card's ink lies
+        # between two groups (set up from a card with a saturated table or fingers in its
+        # box), the reader decides, as it would alone.
+        calibrated = self.calibration.probabilities(np.stack(inks)) * np.clip(reads, 1e-6, 1.0)
+        calibrated /= calibrated.sum(axis=1, keepdims=True)
         if self.learn_colours:
             for value, p, taught in zip(inks, calibrated, teach):
                 if taught and p.max() >= SURE:

@@ -93,6 +93,30 @@ def test_fewer_than_four_cards_or_two_alike_is_a_clear_refusal():
         fit(same, np.tile(np.eye(4)[0], (4, 1)))
 
 
+def test_groups_out_of_the_colour_wheels_order_were_not_measured_on_ink():
+    # A set-up photo of a green card held in warm light: its "ink" was the orange fingers. The
+    # reader named the four groups right, but the green group sits between red and yellow:
+    # no light or camera turns the wheel's order round, so this calibration is refused.
+    fingers = dict(LAB, green=(70.0, 32.0, 22.0))
+    points, reads = _inks(fingers)
+    with pytest.raises(CalibrationError, match="came out of their order"):
+        fit(points, reads)
+
+
+def test_the_wheels_order_holds_under_random_cameras_and_lights(detector):
+    # The order check must not refuse a real set-up: the four rendered cards under random
+    # cameras and lights (the colour reader's training lights) all calibrate.
+    import random
+
+    from companion.vision.photometric import random_light
+
+    for seed in range(6):
+        detector.calibration = None
+        plain = hue_rotate(_table(CALIBRATION_CARDS, seed=seed), -CAST)  # _table casts; take it off
+        detector.calibrate([random_light(plain, random.Random(seed))])
+    detector.calibration = None
+
+
 def test_save_and_load_round_trip_and_bad_files(tmp_path):
     calibration = fit(*_inks(LAB))
     path = calibration.save(tmp_path / "colours.json")

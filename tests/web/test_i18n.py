@@ -251,6 +251,8 @@ def test_language_switch_sets_a_cookie_and_stays_on_the_page():
     ("rule elimination=1 must be above hand_size (1): every player starts with 1 cards", "err.rule_above_hand"),
     ("3 hands of 40 do not fit in a 108-card deck", "err.hands_dont_fit"),
     ("rule dementor takes a count 0-8, not 9", "err.rule_range"),
+    ("no four distinct colours found: the colours came out of their order (red, yellow, green, blue), so "
+     "something else in a card's picture was measured", "err.calibrate_order"),
 ])
 def test_the_host_pages_refusals_have_their_own_words(message, key):
     # these reached the Italian host page in English after "Non accettato:"
