@@ -220,6 +220,8 @@ def my_seat() -> str | None:
 @bp.post("/api/seat")
 def take_seat() -> Any:
     data = _body()
+    if table_mode() == "demo":  # the page offers no seat there: a seat would only be refused every act
+        return refuse(403, "this is the demo table: phones watch, the recorded game plays", "err.demo")
     state = _ext().referee.state
     player = _player(state, data.get("player"))
     try:

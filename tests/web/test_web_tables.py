@@ -37,7 +37,11 @@ def _table(tmp_path, mode):
     seats = {}
     for name in PLAYERS:
         seats[name] = _client(app)
-        assert seats[name].post("/api/seat", json={"player": name}).status_code == 200
+        resp = seats[name].post("/api/seat", json={"player": name})
+        if mode == "demo":  # phones watch the recorded game: no seat to take
+            assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.demo"
+        else:
+            assert resp.status_code == 200
     return app, referee, host, seats
 
 
