@@ -56,6 +56,25 @@ def test_calibration_reads_right_what_the_cast_made_wrong(detector):
         detector.calibration = None
 
 
+def test_calibration_mends_a_webcam_that_prints_green_as_olive(detector):
+    # Issue 17's webcam: every green card named yellow, the symbol right each time. The
+    # calibrated colour weighs the table's groups with the colour reader (which is sure it
+    # sees yellow): the groups, far apart, outweigh it.
+    from companion.vision.photometric import GREEN_HUE, YELLOW_HUE, hue_pull
+
+    def olive(picture: np.ndarray) -> np.ndarray:
+        return hue_pull(hue_rotate(picture, -CAST), GREEN_HUE, YELLOW_HUE, 75)  # _table casts; not here
+
+    play = olive(_table(["green_7", "yellow_1", "green_4", "red_9"], seed=1, y=150, height=150))
+    detector.calibration = None
+    assert _reads(detector, play) == ["yellow_7", "yellow_1", "yellow_4", "red_9"]
+    detector.calibrate([olive(_table(CALIBRATION_CARDS))])
+    try:
+        assert _reads(detector, play) == ["green_7", "yellow_1", "green_4", "red_9"]
+    finally:
+        detector.calibration = None
+
+
 def _inks(colours: dict[str, tuple[float, float, float]], n: int = 2, seed: int = 0):
     rng = np.random.default_rng(seed)
     points, reads = [], []
