@@ -116,6 +116,8 @@ class _ZoneState:
     held: list = field(default_factory=list)  # discard pile: unsure readings of the current change
     visited: bool = False  # something moved over the zone since its last settled picture
     arm_held: bool = False  # an arm was over the zone and nothing in the picture has moved since
+    resting: bool = False  # only an arm unchanged for arm_rest_s is over the zone
+    faded: bool = False  # that arm has just come to count as part of the zone's picture
     pile: list[_PileCard] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
@@ -172,13 +174,13 @@ class Watcher:
         # outside the zones, a picture still for this long becomes background (a cup, a bumped
         # camera); an arm never does while it is part of a hand over a zone
         self.absorb_s = absorb_s
-        # An arm resting over a zone is believed this long; longer, it is taken for part of the
-        # table (a sleeve left across the pile, a shadow the light-following missed), so the
-        # pile is not blind for good. The status line says "the pile hidden" from 20 s
-        # (runner.PILE_HIDDEN_SAY_S), long before. Set by reasoning: a player thinking over
-        # their turn rests an arm for seconds to a minute.
+        # An arm resting over a zone is believed this long; longer, unchanged, it is taken for
+        # part of the zone's picture (a sleeve left across the pile, light the light-following
+        # missed), so the pile is not blind for good. The status line says "the pile hidden"
+        # from 20 s (runner.PILE_HIDDEN_SAY_S), long before. Set by reasoning: a player
+        # thinking over their turn rests an arm for seconds to a minute.
         self.arm_rest_s = arm_rest_s
-        self._arm: np.ndarray | None = None  # the arms' pixels found in the last frame
+        self._over_zone: np.ndarray | None = None  # the pixels of the arms over a zone in the last frame
         self.occlusion_level = occlusion_level
         self.chroma_level = chroma_level
         self.min_arm_share = min_arm_share
@@ -320,24 +322,30 @@ class Watcher:
         age = t - self._age_t
         # a long-memory background too: where the picture is back to what it was long ago (an
         # arm that rested long enough to fade into the short memory has gone), nothing is there.
-        # An arm found last frame stays out of it until it has rested `arm_rest_s`: a player
-        # leaning over the pile while thinking had faded into it after 12 s, the hand was then
-        # read as a card laid (and its leaving as the card taken back), and when the arm went
-        # the table where it had lain differed from the memory and looked like an arm for 12 s
-        # more, the pile blind to the next card.
+        # An arm over a zone last frame never goes into it: a player leaning over the pile while
+        # thinking had faded into it after 12 s, the hand was then read as a card laid (and its
+        # leaving as the card taken back), and when the arm went the table where it had lain
+        # differed from the memory and looked like an arm for 12 s more, the pile blind to the
+        # next card.
         old = age >= 8 * self.absorb_s
-        if self._arm is not None and self._arm.shape == old.shape:
-            old &= ~self._arm | (age >= self.arm_rest_s)
+        if self._over_zone is not None and self._over_zone.shape == old.shape:
+            old &= ~self._over_zone
         self._bg_long[old] = colour[old]
-        occluded, arm = self._occluded(colour)
-        self._arm = arm
+        occluded, fresh, arm, self._over_zone = self._occluded(colour, age >= self.arm_rest_s)
         # An arm over a zone is there until something moves: a hand held still over the pile
         # does not go by standing still. Its arm's faint middle (pale skin on a light table)
         # faded into the background in absorb_s, the hand was then cut off from the picture's
         # edge and was no arm, and the card under its fingers was read as laid. (Anywhere in
         # the picture: an arm's tip leaving the pile's rim may move too few of its pixels.)
+        # But a zone held only by an "arm" that has not changed for arm_rest_s is watched
+        # again, the zone as it is now taken as its picture: a sleeve left across the pile, or
+        # light the watcher could not follow (a lamp lighting one side), must not blind it for
+        # good. The arm stays out of the backgrounds, so when it goes nothing is there.
         for zone in self._zones.values():
-            zone.arm_held = zone.arm_held or occluded[zone.name]
+            resting = occluded[zone.name] and not fresh[zone.name]
+            zone.faded = zone.faded or (resting and not zone.resting)
+            zone.resting = resting
+            zone.arm_held = (zone.arm_held or occluded[zone.name]) and not resting
             occluded[zone.name] = zone.arm_held
         # how long the pile has been taken as covered, for the status line: longer than an arm
         # stays (light the watcher could not follow) is said instead of "ok"
@@ -359,12 +367,20 @@ class Watcher:
             if occluded.get(zone.name):
                 zone.visited = True
                 continue
+            if zone.faded:
+                # what has rested over the zone arm_rest_s is part of its picture now: a hand
+                # over the pile is no card laid (and when it goes, the pile shows as before)
+                zone.faded, zone.visited = False, False
+                zone.ref = feat
+                zone.change_done()
+                continue
             if zone.name == "discard":
                 events.extend(self._discard(zone, frame, feat, t))
             else:
                 events.extend(self._reveal(zone, frame, feat, t))
-            self._bg[zone.mask] = colour[zone.mask]
-            self._bg_long[zone.mask] = colour[zone.mask]
+            if not zone.resting:  # a resting arm's hand stays out of the backgrounds: when it goes, nothing is there
+                self._bg[zone.mask] = colour[zone.mask]
+                self._bg_long[zone.mask] = colour[zone.mask]
         return events
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -375,9 +391,12 @@ class Watcher:
         ratio = np.median(colour[table] / np.maximum(bg[table], 1.0), axis=0)
         return ratio.astype(np.float32)
 
-    def _occluded(self, colour: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
+    def _occluded(self, colour: np.ndarray, stale: np.ndarray | None = None
+                  ) -> tuple[dict[str, bool], dict[str, bool], np.ndarray, np.ndarray]:
         """A zone is occluded when a change reaching it also reaches the picture's edge: an arm.
-        Returns each zone's verdict and the pixels of the arms that reach a zone."""
+        Returns each zone's verdict, the verdict on the changes that are not `stale` (unchanged
+        for arm_rest_s) alone, the pixels of the arms (over a zone, or big at the picture's
+        edge beside one), and the pixels of the arms over a zone alone."""
         d = self._aligned_difference(colour)
         sure = d > self.occlusion_level
         # The verdict follows a change through hysteresis, as Canny's edge finder does (low
@@ -389,10 +408,14 @@ class Watcher:
         # since, light that moved), and faint differences there are no arm.
         faint = (d > self.occlusion_level / 2) & self._outside
         verdict, _ = self._arms(sure | faint, sure)
+        fresh = verdict
+        if stale is not None and any(verdict.values()) and stale.any():
+            fresh, _ = self._arms((sure | faint) & ~stale, sure & ~stale)
         # What is kept out of the background is the arm found by the level alone: a faint
         # leftover kept out of it would stay different for ever and hold the zone up.
         _, arm = self._arms(sure, sure)
-        return verdict, arm
+        over = self._arms(sure, sure, over_zones_only=True)[1] if any(verdict.values()) else np.zeros_like(arm)
+        return verdict, fresh, arm, over
 
     def _aligned_difference(self, colour: np.ndarray) -> np.ndarray:
         """How far each pixel is from the background pictures (the nearer of the two), each
@@ -442,9 +465,11 @@ class Watcher:
                 self._last_shift[k] = (dy, dx)
         return best
 
-    def _arms(self, changed: np.ndarray, sure: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
+    def _arms(self, changed: np.ndarray, sure: np.ndarray, over_zones_only: bool = False
+              ) -> tuple[dict[str, bool], np.ndarray]:
         """Each zone's verdict (an arm reaches it) and the arms' pixels, for the changes
-        `changed` (bool), counting only the parts of it that hold a `sure` pixel."""
+        `changed` (bool), counting only the parts of it that hold a `sure` pixel; with
+        `over_zones_only`, the pixels of the arms that reach a zone alone."""
         import cv2
 
         mask = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -482,7 +507,8 @@ class Watcher:
         # arms reaching no zone yet (resting beside the pile) are arms too: kept from fading
         # into the background as long as a zone's, or the hand that later reaches over the
         # pile from them is cut off from the picture's edge
-        arms |= {i for i in edge if stats[i, cv2.CC_STAT_AREA] >= min_arm}
+        if not over_zones_only:
+            arms |= {i for i in edge if stats[i, cv2.CC_STAT_AREA] >= min_arm}
         arm = np.isin(labels, sorted(arms)) if arms else np.zeros(mask.shape, bool)
         return out, arm
 
