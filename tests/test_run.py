@@ -1122,3 +1122,29 @@ def test_the_join_link_is_where_the_server_listens(tmp_path: Any, host: str, lin
     app = make_app(Referee(EventStore(tmp_path / "g.db")), Config(host=host, port=8123, db=str(tmp_path / "g.db")),
                    "2468", None, "none")
     assert link in app.test_client().get("/tv").get_data(as_text=True)
+
+
+def test_a_new_game_taken_back_is_no_game_to_take_up_after_another_groups_run(tmp_path: Any) -> None:
+    # Ann's group: the host's New game pressed by mistake and undone leaves an empty game in
+    # the store, begun for the same players. Dee and Eve play a while; when the companion
+    # starts with Ann's group again, their own game comes back, not that empty one (whose
+    # table had no players and no seats: the group could not get its game back).
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    said: list[str] = []
+    db = tmp_path / "games.db"
+    config = Config(players=["Ann", "Bob", "Cy"], dealer="Bob")
+    referee = Referee(EventStore(db))
+    start_table(referee, config, said.append)
+    ours = referee.game_id
+    referee.submit({"type": "flip", "card": "red_5"})
+    referee.submit({"type": "game", "players": ["Ann", "Bob", "Cy"]}, "host")  # New game, by mistake
+    referee.submit({"type": "undo"}, "host")
+    assert referee.game_id == ours
+    start_table(Referee(EventStore(db)), Config(players=["Dee", "Eve"]), said.append)
+    back = Referee(EventStore(db))
+    start_table(back, config, said.append)
+    assert back.game_id == ours and back.state["top"] == "red_5" and said[-1].startswith(f"game: resuming {ours}")

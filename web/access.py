@@ -166,9 +166,9 @@ class AccessStore:
 
     def reset_seats(self, keep_for: str | None = None) -> None:
         """Free every seat (a new game). With `keep_for`, the game the new one replaced, the
-        seats are kept for it on disk (`seats_back` gives them back, after a restart too); the
-        seats kept for an earlier game are dropped."""
-        keep = [("DELETE FROM kept_seats", ()),
+        seats are kept for it on disk (`seats_back` gives them back, after a restart too); those
+        kept for other games stay (New game twice, then Undo twice, gives each game its seats)."""
+        keep = [("DELETE FROM kept_seats WHERE game_id = ?", (keep_for,)),
                 ("INSERT INTO kept_seats (game_id, token, player, since) SELECT ?, token, player, since "
                  "FROM seats", (keep_for,))] if keep_for is not None else []
         self._many("free the seats", keep + [("DELETE FROM seats", ())])
@@ -183,7 +183,7 @@ class AccessStore:
                 ("DELETE FROM seats", ()),
                 ("INSERT INTO seats (token, player, since) SELECT token, player, since FROM kept_seats "
                  "WHERE game_id = ?", (game_id,)),
-                ("DELETE FROM kept_seats", ())])
+                ("DELETE FROM kept_seats WHERE game_id = ?", (game_id,))])
             return True
 
     def taken(self) -> list[str]:

@@ -69,6 +69,7 @@ def _progress(label: str, reads_per_photo: int, shifts: bool):
 def main(args: argparse.Namespace) -> int:
     from companion.vision.detector import YoloDetector
     from companion.commands.recognize import read_pictures
+    from companion.vision.calibration import CalibrationError
     from companion.synth.evaluation import (calibrate_shifts, evaluate_shifts, folder_name, format_report,
                                             format_shifts, photo_set, shift_names, shifts_to_dict, write_miss_sheets)
 
@@ -107,6 +108,8 @@ def main(args: argparse.Namespace) -> int:
                   flush=True)
     calibrations, refused = (calibrate_shifts(detector, pictures, shifts or ["none"]) if pictures is not None
                              else (None, {}))
+    if calibrations is not None and not calibrations:  # refused under every variant: as `recognize` says it
+        raise CalibrationError(next(iter(refused.values())))
     for d, pairs in sets:
         progress = _progress(d.name, len(shifts or ["none"]), shifts is not None)
         start = time.monotonic()
@@ -121,10 +124,11 @@ def main(args: argparse.Namespace) -> int:
             out[str(d)]["calibration"] = {
                 name: ("refused: " + refused[name]) if name in refused else calibrations[name].swatches()
                 for name in shifts or ["none"]}
-            text += f"\ncolours calibrated from {len(pictures)} photos" + (f" under each variant" if shifts else "")
+            photos = f"{len(pictures)} photo{'' if len(pictures) == 1 else 's'}"
+            text += f"\ncolours calibrated from {photos}" + (" under each camera shift" if shifts else "")
             if refused:
-                text += "; refused under " + ", ".join(f"{n} ({why})" for n, why in refused.items()) + \
-                        ": read with the colour reader alone"
+                text += "; refused " + ", ".join(f"{'as they are' if n == 'none' else 'under ' + n} ({why})"
+                                                 for n, why in refused.items()) + ": read with the colour reader alone"
         if sys.stderr.isatty():
             print(file=sys.stderr)
         if shifts is not None:

@@ -262,9 +262,13 @@ def _first_game(store: Any, game_id: str) -> tuple[str, list | None]:
 
 def _unfinished_of(store: Any, players: list[str], skip: str | None) -> str | None:
     """The newest unfinished stored game begun for `players` (one run with other players in
-    between must not bury it), or None."""
+    between must not bury it), or None. A game whose `game` line was undone (a host's New
+    game taken back) has no players left and is no game to take up."""
+    from companion.referee.engine import replay
+
     for game in reversed(store.games()[-50:]):
-        if not game["finished"] and game["id"] != skip and _first_game(store, game["id"])[1] == players:
+        if (not game["finished"] and game["id"] != skip and _first_game(store, game["id"])[1] == players
+                and replay(store.events(game["id"])).state["players"]):
             return str(game["id"])
     return None
 

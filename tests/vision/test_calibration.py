@@ -281,9 +281,13 @@ def test_eval_photos_calibrate_reads_a_cast_camera_as_a_set_up_table_would(tmp_p
 
     two = tmp_path / "two.png"
     cv2.imwrite(str(two), _table(["red_3", "red_5", "green_2", "green_4"]))
-    assert cli_main(["eval-photos", str(tree), "--calibrate", str(two)]) == 0
-    text = capsys.readouterr().out
-    assert "refused under none (no four distinct colours found" in text
-    assert "read with the colour reader alone" in text
+    assert cli_main(["eval-photos", str(tree), "--calibrate", str(two)]) == 1  # as recognize refuses it
+    assert "no four distinct colours found" in capsys.readouterr().err
+    assert cli_main(["eval-photos", str(tree), "--shifts", "none,blur", "--calibrate", str(two)]) == 1
+    capsys.readouterr()
+    mixed = tmp_path / "mixed.png"  # one set-up photo of the four colours
+    cv2.imwrite(str(mixed), _table(CALIBRATION_CARDS))
+    assert cli_main(["eval-photos", str(tree), "--calibrate", str(mixed)]) == 0
+    assert "colours calibrated from 1 photo\n" in capsys.readouterr().out + "\n"
     assert cli_main(["eval-photos", str(tree), "--calibrate", str(tmp_path / "nope.jpg")]) == 2
     assert "nope.jpg: no such file" in capsys.readouterr().err

@@ -183,6 +183,21 @@ def test_a_new_game_taken_back_after_a_restart_gives_the_phones_their_seats_back
     assert sorted(host.get("/api/host/seats").get_json()["taken"]) == sorted(PLAYERS)
 
 
+def test_new_game_twice_then_undo_twice_gives_the_first_game_its_phones_back(tmp_path):
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    playing = referee.game_id
+    assert host.post("/api/host/game", json={"players": ["Dee", "Eve"]}).status_code == 200
+    assert _client(app).post("/api/seat", json={"player": "Dee"}).status_code == 200
+    assert host.post("/api/host/game", json={"players": ["Fay", "Gus"]}).status_code == 200
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    assert host.get("/api/host/seats").get_json()["taken"] == ["Dee"]  # Dee and Eve's game, Dee seated
+    assert host.post("/api/host/undo", json={}).status_code == 200
+    assert referee.game_id == playing
+    assert sorted(host.get("/api/host/seats").get_json()["taken"]) == sorted(PLAYERS)
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_6"}).status_code == 200
+
+
 def test_a_score_fix_the_game_cannot_take_is_a_400_and_nothing_is_stored(tmp_path):
     app, referee, host, seat = _table(tmp_path, "none")
     before = len(referee.events)
