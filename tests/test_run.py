@@ -492,7 +492,9 @@ def _empty_config(tmp_path: Any) -> Any:
     return path
 
 
-def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any) -> None:
+def _table_started(tmp_path: Any) -> tuple[Any, Any, list[str], Any]:
+    """(store path, configuration, what was said, referee) of a table `run` has started for
+    Ann, Bob and Cy (Bob deals)."""
     from companion.commands.run import start_table
     from companion.config import Config
     from companion.referee.service import Referee
@@ -503,6 +505,16 @@ def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any
     config = Config(players=["Ann", "Bob", "Cy"], dealer="Bob")
     referee = Referee(EventStore(db))
     start_table(referee, config, said.append)
+    return db, config, said, referee
+
+
+def test_start_table_resumes_the_same_table_else_starts_a_new_game(tmp_path: Any) -> None:
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    db, config, said, referee = _table_started(tmp_path)
     first = referee.game_id
     referee.submit({"type": "flip", "card": "red_5"})
     assert referee.state["dealer"] == "Bob" and said[-1].startswith("game: new game")
@@ -1134,11 +1146,7 @@ def test_a_new_game_taken_back_is_no_game_to_take_up_after_another_groups_run(tm
     from companion.referee.service import Referee
     from companion.referee.store import EventStore
 
-    said: list[str] = []
-    db = tmp_path / "games.db"
-    config = Config(players=["Ann", "Bob", "Cy"], dealer="Bob")
-    referee = Referee(EventStore(db))
-    start_table(referee, config, said.append)
+    db, config, said, referee = _table_started(tmp_path)
     ours = referee.game_id
     referee.submit({"type": "flip", "card": "red_5"})
     referee.submit({"type": "game", "players": ["Ann", "Bob", "Cy"]}, "host")  # New game, by mistake
