@@ -117,6 +117,7 @@ class _ZoneState:
     visited: bool = False  # something moved over the zone since its last settled picture
     arm_held: bool = False  # an arm was over the zone and nothing in the picture has moved since
     resting: bool = False  # only an arm unchanged for arm_rest_s is over the zone
+    covered_since: float | None = None  # when an arm (resting or not) last came over the zone
     faded: bool = False  # that arm has just come to count as part of the zone's picture
     pile: list[_PileCard] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
@@ -342,7 +343,12 @@ class Watcher:
         # light the watcher could not follow (a lamp lighting one side), must not blind it for
         # good. The arm stays out of the backgrounds, so when it goes nothing is there.
         for zone in self._zones.values():
-            resting = occluded[zone.name] and not fresh[zone.name]
+            # (and only once the zone has been covered that long: an arm leaving across a
+            # leftover that never changed is no resting arm)
+            zone.covered_since = (zone.covered_since if zone.covered_since is not None else t) \
+                if occluded[zone.name] else None
+            resting = (occluded[zone.name] and not fresh[zone.name]
+                       and t - zone.covered_since >= self.arm_rest_s)
             zone.faded = zone.faded or (resting and not zone.resting)
             zone.resting = resting
             zone.arm_held = (zone.arm_held or occluded[zone.name]) and not resting
