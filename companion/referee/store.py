@@ -442,17 +442,15 @@ class EventStore:
         the game it replaced on the table, which the undo went back to (`table_before`), else
         to the game before it.
         """
-        from companion.referee.engine import replay  # the engine is pure; imported only when needed
-
         with self._lock:
             rows = self._read(
                 "SELECT g.id FROM games g WHERE NOT (g.finished AND EXISTS ("
                 "SELECT 1 FROM events e WHERE e.game_id = g.id AND e.seq = 0 AND e.source = 'import')) "
                 "ORDER BY g.n DESC LIMIT 20", ())
         for (game_id,) in rows:
-            table = replay(self.events(game_id))
-            if table.state["players"]:
-                return str(game_id), table
+            played = self._played(str(game_id))
+            if played is not None:
+                return played
             before = self.table_before(game_id)
             if before is not None:
                 return before
@@ -462,8 +460,6 @@ class EventStore:
         """(id, replayed Table) of the game that was on the table when `game_id` began (the
         game a host's New game replaced), following back past replaced games that have no
         players; None when it began at an empty table or that game is not stored."""
-        from companion.referee.engine import replay
-
         seen = {game_id}
         while True:
             try:
@@ -475,10 +471,18 @@ class EventStore:
             if not before or before in seen or not self.has_game(before):
                 return None
             seen.add(before)
-            table = replay(self.events(before))
-            if table.state["players"]:
-                return str(before), table
+            played = self._played(str(before))
+            if played is not None:
+                return played
             game_id = before
+
+    def _played(self, game_id: str) -> "tuple[str, Any] | None":
+        """(id, replayed Table) of a game that has players; None for one whose `game` line was
+        undone (the host's New game taken back)."""
+        from companion.referee.engine import replay  # the engine is pure; imported only when needed
+
+        table = replay(self.events(game_id))
+        return (game_id, table) if table.state["players"] else None
 
     def last_unfinished(self) -> str | None:
         """`current_game` if it has not reached game_over, else None.

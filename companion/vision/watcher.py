@@ -345,8 +345,10 @@ class Watcher:
         for zone in self._zones.values():
             # (and only once the zone has been covered that long: an arm leaving across a
             # leftover that never changed is no resting arm)
-            zone.covered_since = (zone.covered_since if zone.covered_since is not None else t) \
-                if occluded[zone.name] else None
+            if not occluded[zone.name]:
+                zone.covered_since = None
+            elif zone.covered_since is None:
+                zone.covered_since = t
             resting = (occluded[zone.name] and not fresh[zone.name]
                        and t - zone.covered_since >= self.arm_rest_s)
             zone.faded = zone.faded or (resting and not zone.resting)
@@ -419,8 +421,7 @@ class Watcher:
             fresh, _ = self._arms((sure | faint) & ~stale, sure & ~stale)
         # What is kept out of the background is the arm found by the level alone: a faint
         # leftover kept out of it would stay different for ever and hold the zone up.
-        _, arm = self._arms(sure, sure)
-        over = self._arms(sure, sure, over_zones_only=True)[1] if any(verdict.values()) else np.zeros_like(arm)
+        _, arm, over = self._arm_parts(sure, sure)
         return verdict, fresh, arm, over
 
     def _aligned_difference(self, colour: np.ndarray) -> np.ndarray:
@@ -471,11 +472,13 @@ class Watcher:
                 self._last_shift[k] = (dy, dx)
         return best
 
-    def _arms(self, changed: np.ndarray, sure: np.ndarray, over_zones_only: bool = False
-              ) -> tuple[dict[str, bool], np.ndarray]:
+    def _arms(self, changed: np.ndarray, sure: np.ndarray) -> tuple[dict[str, bool], np.ndarray]:
         """Each zone's verdict (an arm reaches it) and the arms' pixels, for the changes
-        `changed` (bool), counting only the parts of it that hold a `sure` pixel; with
-        `over_zones_only`, the pixels of the arms that reach a zone alone."""
+        `changed` (bool), counting only the parts of it that hold a `sure` pixel."""
+        return self._arm_parts(changed, sure)[:2]
+
+    def _arm_parts(self, changed: np.ndarray, sure: np.ndarray) -> tuple[dict[str, bool], np.ndarray, np.ndarray]:
+        """`_arms`, and the pixels of the arms that reach a zone alone (from the same labelling)."""
         import cv2
 
         mask = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -513,10 +516,10 @@ class Watcher:
         # arms reaching no zone yet (resting beside the pile) are arms too: kept from fading
         # into the background as long as a zone's, or the hand that later reaches over the
         # pile from them is cut off from the picture's edge
-        if not over_zones_only:
-            arms |= {i for i in edge if stats[i, cv2.CC_STAT_AREA] >= min_arm}
+        over = np.isin(labels, sorted(arms)) if arms else np.zeros(mask.shape, bool)
+        arms |= {i for i in edge if stats[i, cv2.CC_STAT_AREA] >= min_arm}
         arm = np.isin(labels, sorted(arms)) if arms else np.zeros(mask.shape, bool)
-        return out, arm
+        return out, arm, over
 
     def _changed(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, align: bool = False) -> tuple[int, np.ndarray]:
         """How many zone pixels differ between two feature pictures (after a small shift if `align`)."""
