@@ -20,7 +20,7 @@ from dataclasses import fields
 
 from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
-from companion.referee.service import RequestIdError
+from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.effects import all_effects
 from companion.referee.rules import Rules, names_differ
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
@@ -233,6 +233,25 @@ def take_seat() -> Any:
     return resp
 
 
+def _jumped_in(me: str, state: dict) -> Any:
+    """"That card was mine": at a camera table playing jump-in, the card the camera credited to
+    the player on turn was slapped down by this phone's player (with no camera, that phone
+    lays it itself). The referee takes the play back and stores it as this player's."""
+    if table_mode() != "camera":
+        return refuse(403, "with no camera, tap Jump in to lay the card yourself", "err.claim_no_camera")
+    if not (state.get("rules") or {}).get("jump_in"):
+        return refuse(403, "this table does not play jump-in", "err.claim_no_jump_in")
+    try:
+        notices = _ext().referee.claim_jump_in(me, source=f"phone:{me}", request_id=_request_id())
+    except RequestIdError as exc:
+        return jsonify(error=str(exc)), 409
+    except ClaimError as exc:
+        if exc.key is None:  # the engine's reason
+            return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 409
+        return refuse(409, str(exc), exc.key, **exc.args_)
+    return _reply(notices, False)
+
+
 @bp.post("/api/seat/leave")
 def leave_seat() -> Any:
     player = my_seat()
@@ -249,7 +268,7 @@ _TURN_ACTIONS = {"draw": ("play",), "pass": ("play",), "color": ("color",),
                  "take_back": ("take_back",),
                  # a reflect card answers a wild draw four while it may be challenged
                  "play": ("play", "challenge")}
-_ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points, take_back"
+_ACTIONS = "draw, pass, color, target, accept, challenge, uno, catch, play, flip, points, take_back, jumped_in"
 
 
 def table_mode() -> str:
@@ -273,6 +292,8 @@ def act() -> Any:
     action = data.get("action")
     if not isinstance(action, str):
         raise BadRequest(f"action must be a word: one of {_ACTIONS}, not {short(action)}")
+    if action == "jumped_in":
+        return _jumped_in(me, state)
     if action in ("play", "flip", "take_back") and table_mode() != "none" and not (
             action == "play" and data.get("card") == "mario_reflect"):
         # With a camera, the camera reads every card: a card tapped too would be played twice.

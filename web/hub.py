@@ -72,7 +72,7 @@ class TurnClock:
 
 
 def public_state(state: dict, events: list | None = None, game_id: str | None = None,
-                 turn_clock: dict | None = None) -> dict:
+                 turn_clock: dict | None = None, jump_claim: dict | None = None) -> dict:
     """The state a phone may see: everything but revealed cards, last 30 notices.
 
     Refusals (`rejected`) are not public: the phone or host that sent the event hears of it
@@ -82,6 +82,7 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
     out["teams"] = out["teams"] or []
     out["out"] = out["out"] or []
     out["turn_clock"] = turn_clock
+    out["jump_claim"] = jump_claim  # a card on its twin credited to the player on turn (Referee.jump_claim)
     notices = []
     public: list[dict] = []
     for notice in reversed(state.get("notices") or ()):  # the last 30 public ones, newest last
@@ -133,7 +134,7 @@ class LiveHub:
         with getattr(ref, "_lock", threading.RLock()):  # state and events of the same moment
             state, game_id = ref.state, getattr(ref, "game_id", None)
             clock = self.turn_clock.read(state, game_id)
-            text = json.dumps(public_state(state, ref.events, game_id, clock))
+            text = json.dumps(public_state(state, ref.events, game_id, clock, getattr(ref, "jump_claim", None)))
             if clock is None:  # a turn timer's elapsed seconds grow: a timed state is made afresh
                 with self._lock:
                     self._payload = text
@@ -153,7 +154,8 @@ class LiveHub:
         # stored: make the text once, then only enqueue.
         game_id = self.referee.game_id
         clock = self.turn_clock.read(state, game_id)
-        text = json.dumps(public_state(state, self.referee.events, game_id, clock))
+        text = json.dumps(public_state(state, self.referee.events, game_id, clock,
+                                       getattr(self.referee, "jump_claim", None)))
         payload = '{"state": ' + text + "}"
         with self._lock:
             self._payload = text if clock is None else None

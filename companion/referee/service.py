@@ -145,12 +145,33 @@ def _copy(obj: object) -> Any:
     return pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
 
 
+def _jump_claim(table: Table, event: Any, credited: str | None) -> dict | None:
+    """`Referee.jump_claim` after `event` was accepted at `table`, credited to `credited`."""
+    pile = table.state.get("pile") or []
+    if (isinstance(event, dict) and event.get("type") == "play" and not event.get("cards") and credited
+            and (table.state.get("rules") or {}).get("jump_in") and len(pile) > 1
+            and pile[-1] == pile[-2] == event.get("card")):
+        if event.get("player") is not None:  # a jump-in said as such: its player's, claimed
+            return {"card": event["card"], "by": event["player"], "jumped": True}
+        return {"card": event["card"], "by": credited, "jumped": False}
+    return None
+
+
 class BadEventError(CompanionError, ValueError):
     """An event that cannot even be written down (not a JSON object)."""
 
 
 class RequestIdError(CompanionError, ValueError):
     """A request id already given to another sender's event."""
+
+
+class ClaimError(CompanionError, ValueError):
+    """A jump-in claimed for a card that cannot be given to that player (`claim_jump_in`):
+    the reason, and where it is the claim's own (not the engine's), its catalogue key."""
+
+    def __init__(self, message: str, key: str | None = None, **args: Any) -> None:
+        super().__init__(message)
+        self.key, self.args_ = key, args
 
 
 class Referee:
@@ -177,6 +198,7 @@ class Referee:
             log.error("the stored game cannot be read back (%s): starting with no game", exc)
             self.game_id, self._table = None, Table()
         self._state: dict = _copy(self._table.state)
+        self._claim: dict | None = None  # `jump_claim`
 
     # -- events in -----------------------------------------------------------------------
 
@@ -247,7 +269,9 @@ class Referee:
                               join_league=accepted, replaces=replaces)
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
+            credited = self._state.get("turn") if table is self._table else None
             notices = table.push(event)
+            self._claim = _jump_claim(table, event, credited) if accepted else None
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
@@ -265,13 +289,44 @@ class Referee:
             return _copy(notices)
 
 
+    def claim_jump_in(self, player: str, source: str = "", request_id: str | None = None) -> list[dict]:
+        """Give the card last played to `player` as a jump-in (`jump_claim`). Stored as the
+        table log says it: an `undo` of that play, then the play with its `player`, the play
+        checked before either is stored (a claim that cannot stand changes nothing). Returns
+        the play's notices; raises ClaimError (nothing stored) when it cannot be claimed."""
+        with self._lock:
+            claim = self._claim
+            if claim is None:
+                raise ClaimError("no card to claim: the last card was not laid on its twin by the player on turn",
+                                 "err.no_claim")
+            if claim["jumped"] or claim["by"] == player:
+                raise ClaimError(f"the {claim['card']} is already counted as {claim['by']}'s", "err.claimed",
+                                 card=claim["card"], player=claim["by"])
+            effective = self._table.in_effect
+            before = replay(self._table.events[:effective[-1]])
+            play = {"type": "play", "card": claim["card"], "player": player}
+            why = before.check(play)
+            if why is not None:
+                raise ClaimError(why)
+            self._submit({"type": "undo"}, source, None)
+            return self._submit(play, source, request_id)
+
+    @property
+    def jump_claim(self) -> dict | None:
+        """{"card", "by", "jumped"}: at a table playing `jump_in`, the card just laid on its
+        twin, credited to `by`: with no player named (jumped false), the player on turn, though
+        a jump-in may have laid it (the camera cannot see who did); a jump-in said as such
+        (jumped true), its player. None once anything else happened, or after a restart."""
+        with self._lock:
+            return None if self._claim is None else dict(self._claim)
+
     def resume(self, game_id: str) -> None:
         """Take up another stored game where it stands (by replay): an older unfinished game
         that `run` finds for the configured players. Raises StoreError if it cannot be read."""
         with self._lock:
             table = replay(self.store.events(game_id))
             self._table, self.game_id = table, game_id
-            self._state = _copy(table.state)
+            self._state, self._claim = _copy(table.state), None
             self._notify([])
 
     def _back_to_the_game_before(self) -> None:

@@ -500,3 +500,24 @@ def test_referee_a_lay_without_readings_is_its_card(store: EventStore) -> None:
     _submit_all(referee, HAND)
     referee.submit({"type": "lay", "card": "red_5"}, "camera")
     assert store.events(referee.game_id)[-1] == {"type": "flip", "card": "red_5"}
+
+
+def test_a_jump_in_claim_the_rules_refuse_stores_nothing(store: EventStore) -> None:
+    # Bob's red draw two, then its twin stacked on it by Cid, who owed two: with two owed it
+    # cannot have been a jump-in (a jump-in needs a play awaited with nothing owed). Asked to
+    # give it to Ann, the referee says why and keeps the table as it was: no undo is stored
+    # without its play.
+    from companion.referee.service import ClaimError
+
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"jump_in": True, "stacking": "draw_two"}},
+                          {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
+                          {"type": "play", "card": "red_draw_two"}, {"type": "play", "card": "red_draw_two"}])
+    assert referee.state["pending_draw"] == 4
+    assert referee.jump_claim == {"card": "red_draw_two", "by": "Cid", "jumped": False}
+    before, lines = referee.state, len(store.events(referee.game_id))
+    with pytest.raises(ClaimError, match="jump-in only while a play is awaited"):
+        referee.claim_jump_in("Ann")
+    assert referee.state == before and len(store.events(referee.game_id)) == lines
+    # a restart forgets the claim: the camera's play stands as it was stored
+    assert Referee(store).jump_claim is None

@@ -336,6 +336,32 @@ def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browse
     expect(lou.locator("#jumpbtn")).to_be_visible()  # now Lou may jump in on Max's card
 
 
+def test_at_a_camera_table_the_jumper_claims_the_card_the_camera_credited(browser, tmp_path):
+    # The camera credits every card to the player on turn: a jump-in it saw was Lou's turn's
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "camera"}) as (url, referee):
+        for event in ({"type": "game", "players": ["Kim", "Lou", "Max"], "rules": {"jump_in": True}},
+                      {"type": "deal", "dealer": "Max"}):
+            referee.submit(event, source="host")
+        for card in ("green_4", "green_8", "green_8"):  # Kim's green 8, then Max slaps down the other
+            referee.submit({"type": "lay", "card": card, "top": [[card, 0.97]]}, source="camera")
+        assert referee.state["turn"] == "Max"  # the camera gave it to Lou
+        lou, max_ = (_sit(browser, url, name) for name in ("Lou", "Max"))
+        claim = max_.locator("#jumpedbtn")
+        expect(claim).to_have_text(t("btn.jumped_in", "en", {"card": "green_8"}))
+        cards = next(p["cards"] for p in referee.state["players"] if p["name"] == "Max")
+        expect(lou.locator("#jumpedbtn")).to_be_hidden()  # it is counted as Lou's already
+        claim.click()
+        _toast(max_, "done.jumped_in", card="green_8")
+        _wait(lambda: referee.state["turn"] == "Kim", "play going on from Max")
+        assert next(p["cards"] for p in referee.state["players"] if p["name"] == "Max") == cards - 1
+        expect(claim).to_be_hidden()  # claimed
+        referee.submit({"type": "lay", "card": "green_2", "top": [["green_2", 0.97]]}, source="camera")  # Kim's
+        expect(claim).to_be_hidden()  # not laid on its twin: nothing to claim
+        referee.submit({"type": "lay", "card": "green_2", "top": [["green_2", 0.97]]}, source="camera")
+        expect(claim).to_be_visible()  # on its twin, credited to Lou
+        expect(lou.locator("#jumpedbtn")).to_be_hidden()
+
+
 def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
     url, referee = server
     for event in ({"type": "game", "players": ["Gus", "Hal"]}, {"type": "deal", "dealer": "Gus"}):

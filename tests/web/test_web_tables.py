@@ -131,6 +131,57 @@ def test_phones_only_a_jump_in_is_the_jumpers_from_their_phone_or_the_host(tmp_p
     assert referee.state["turn"] == "Ann" and len(referee.events) == events + 2
 
 
+def _camera_jump_in_table(tmp_path):
+    """A camera table playing jump-in: Cat turned up a red 5, the camera saw Ann's red 6 and a
+    second red 6, which it credits to Bob, on turn."""
+    app, referee, host, seat = _table(tmp_path, "camera")
+    assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"jump_in": True}}).status_code == 200
+    for name in PLAYERS:  # a new game frees the seats
+        assert seat[name].post("/api/seat", json={"player": name}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    for card in ("red_5", "red_6", "red_6"):
+        referee.submit({"type": "lay", "card": card, "top": [[card, 0.98]]}, source="camera")
+    return referee, seat
+
+
+def test_camera_a_jump_in_credited_to_the_player_on_turn_is_claimed_by_the_jumpers_phone(tmp_path):
+    referee, seat = _camera_jump_in_table(tmp_path)
+    assert referee.state["turn"] == "Cat"  # the camera gave the second red 6 to Bob
+    before = {n: _cards(referee, n) for n in PLAYERS}
+    # Bob was on turn and is not the one who claims it; Cat slapped it down
+    resp = seat["Bob"].post("/api/act", json={"action": "jumped_in"})
+    assert resp.status_code == 409 and resp.get_json()["say"] == {
+        "k": "err.claimed", "a": {"card": "red_6", "player": "Bob"}}
+    resp = seat["Cat"].post("/api/act", json={"action": "jumped_in"}, headers={"X-Request-Id": "claim-0001"})
+    assert resp.status_code == 200
+    assert _cards(referee, "Cat") == before["Cat"] - 1 and _cards(referee, "Bob") == before["Bob"] + 1
+    assert referee.state["turn"] == "Ann"  # play goes on from the jumper
+    stored = referee.store.events(referee.game_id)
+    assert stored[-2:] == [{"type": "undo"}, {"type": "play", "card": "red_6", "player": "Cat"}]
+    # the phone's retry of that tap changes nothing; a second claim is refused, nothing stored
+    again = seat["Cat"].post("/api/act", json={"action": "jumped_in"}, headers={"X-Request-Id": "claim-0001"})
+    assert again.status_code == 200 and again.headers.get("X-Replayed") == "1"
+    resp = seat["Ann"].post("/api/act", json={"action": "jumped_in"})
+    assert resp.status_code == 409 and resp.get_json()["say"]["k"] == "err.claimed"
+    assert len(referee.store.events(referee.game_id)) == len(stored)
+
+
+def test_camera_no_jump_in_to_claim_changes_nothing(tmp_path):
+    referee, seat = _camera_jump_in_table(tmp_path)
+    referee.submit({"type": "lay", "card": "red_9", "top": [["red_9", 0.98]]}, source="camera")  # not on its twin
+    stored = len(referee.store.events(referee.game_id))
+    resp = seat["Ann"].post("/api/act", json={"action": "jumped_in"})
+    assert resp.status_code == 409 and resp.get_json()["say"]["k"] == "err.no_claim"
+    assert len(referee.store.events(referee.game_id)) == stored
+    # and a table that does not play jump-in, or has no camera, says so
+    app, plain, host, seats = _table(tmp_path / "plain", "camera")
+    resp = seats["Ann"].post("/api/act", json={"action": "jumped_in"})
+    assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.claim_no_jump_in"
+    app, nocam, host, seats = _table(tmp_path / "nocam", "none")
+    resp = seats["Ann"].post("/api/act", json={"action": "jumped_in"})
+    assert resp.status_code == 403 and resp.get_json()["say"]["k"] == "err.claim_no_camera"
+
+
 def test_phones_only_without_jump_in_the_hosts_named_player_must_be_on_turn(tmp_path):
     app, referee, host, seat = _table(tmp_path, "none")
     assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200

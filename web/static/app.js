@@ -295,6 +295,14 @@ function renderSeat() {
     const label = t("btn.jump_in", { card: top });
     if (jb.textContent !== label) jb.textContent = label;
   }
+  // jump-in (house rule, camera): the camera credits the card to the player on turn; the one who
+  // slapped down the card identical to the one beneath says it was theirs (the referee checks)
+  const xb = $("jumpedbtn"), claim = S.jump_claim;
+  if (xb) {
+    xb.hidden = demo || !claim || claim.jumped || claim.by === me || out;
+    const label = t("btn.jumped_in", { card: claim ? claim.card : top });
+    if (xb.textContent !== label) xb.textContent = label;
+  }
   $("drewform").hidden = demo || !owe;
   $("secondbtns").hidden = demo || !second;
   $("reflectbtn").hidden = demo || !reflect;
@@ -629,6 +637,7 @@ on("drewform", "submit", async (e) => {
   if (r.ok) $("drewn").value = "";
 });
 on("jumpbtn", "click", () => { const c = S.top; if (c) post("/api/act", { action: "play", card: c }, "done.jump_in", { card: c }); });
+on("jumpedbtn", "click", () => { const c = S.jump_claim; if (c) post("/api/act", { action: "jumped_in" }, "done.jumped_in", { card: c.card }); });
 on("reflectbtn", "click", () => post("/api/act", { action: "play", card: "mario_reflect" }, "done.reflect"));
 on("nosecond", "click", () => post("/api/act", { action: "pass" }, "done.no_second"));
 on("leave", "click", async () => { if (!(await ask(t("confirm.leave", { player: me })))) return; await post("/api/seat/leave", {}, "done.leave"); me = ""; render(); });
