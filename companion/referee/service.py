@@ -271,7 +271,8 @@ class Referee:
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
             credited = self._state.get("turn") if table is self._table else None
             notices = table.push(event)
-            self._claim = _jump_claim(table, event, credited) if accepted else None
+            if accepted:  # a refused event changes nothing, the claim included
+                self._claim = _jump_claim(table, event, credited)
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:

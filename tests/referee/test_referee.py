@@ -521,3 +521,19 @@ def test_a_jump_in_claim_the_rules_refuse_stores_nothing(store: EventStore) -> N
     assert referee.state == before and len(store.events(referee.game_id)) == lines
     # a restart forgets the claim: the camera's play stands as it was stored
     assert Referee(store).jump_claim is None
+
+
+def test_a_refused_event_leaves_a_jump_in_claim_open(store: EventStore) -> None:
+    # Cid taps Pass before drawing (refused, stored): the table did not change, so Ann may
+    # still claim the red 5 the camera gave to Bob; play goes on from her.
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"jump_in": True}},
+                          {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
+                          {"type": "play", "card": "red_5"}])
+    assert _rejected(referee.submit({"type": "pass"}, "phone:Cid"))
+    assert referee.jump_claim == {"card": "red_5", "by": "Bob", "jumped": False}
+    cards = {p["name"]: p["cards"] for p in referee.state["players"]}
+    assert not _rejected(referee.claim_jump_in("Ann"))
+    after = {p["name"]: p["cards"] for p in referee.state["players"]}
+    assert after == {"Ann": cards["Ann"] - 1, "Bob": cards["Bob"] + 1, "Cid": cards["Cid"]}
+    assert referee.state["turn"] == "Bob" and referee.jump_claim["jumped"]
