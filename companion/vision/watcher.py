@@ -14,14 +14,17 @@ A card that came to rest on the pile is a `lay`: {"type": "lay", "card": name, "
 it starts a hand (`flip`) or is a `play`, and which of its readings it is, the referee
 decides from the game (companion/referee/service.py): the camera cannot know a hand is starting.
 So a second `red_5` on a `red_5` is a new lay: its position and angle differ, and the change
-is judged on the picture, not on the name. The top card moved (picked up from the edge of
-the pile, straightened) is no new card: where it lay, the pile looks as before it came. The
-card beneath showing again where it lay is a `take_back`, even when the picture changed.
-Cards laid in the reveal area become one `reveal` with every card name, once two readings
-of the still cards agree (a reveal is scored at once). A box counts there only when read
-surely enough and where the area's colour changed since it was empty, and a box mostly over
-another is one card; cards read again where shown cards lay make no new reveal. The watcher
-cannot know whose hand it is, so the event has no `player` key and the run layer fills it in.
+is judged on the picture, not on the name. A card laid squarely on one of its colour (a red 8
+on a red 5) changes only its symbol, too little for the small picture: after a hand went over
+the pile, the top card's face is also compared at full resolution. The top card moved (picked
+up from the edge of the pile, straightened) is no new card: where it lay, the pile looks as
+before it came. The card beneath showing again where it lay is a `take_back`, even when the
+picture changed. Cards laid in the reveal area become one `reveal` with every card name,
+once two readings of the still cards agree (a reveal is scored at once). A box counts there
+only when read surely enough and where the area's colour changed since it was empty, and a
+box mostly over another is one card; cards read again where shown cards lay make no new
+reveal. The watcher cannot know whose hand it is, so the event has no `player` key and the
+run layer fills it in.
 Every event carries `t`, the time of the frame that confirmed it.
 """
 from __future__ import annotations
@@ -54,7 +57,9 @@ SAME_OVERLAP = 0.78
 #   (honeycomb) gives weak "wild" boxes in the empty area. Every revealed card there was read
 #   at 0.70 or more; a card read at less than even odds is not taken.
 # - REVEAL_COVER: the share of a box's middle whose colour differs from the empty area. A
-#   revealed card covered 0.92 or more; boxes of no card 0.48 and 0.56. Midway: 0.75.
+#   revealed card covered 0.92 or more; boxes of no card 0.48 and 0.56. Midway: 0.75. (On a
+#   light table real cards cover less: a box whose middle at full resolution no longer looks
+#   as the empty area did counts too, `Watcher._face_came`, FACE_SAME.)
 # - REVEAL_INSIDE: a box whose smaller part lies this much inside another is one card, boxed
 #   twice. Revealed neighbours overlapped at most 0.43 of the smaller box; second boxes of one
 #   card 0.58 or more ("mostly inside": over half).
@@ -79,7 +84,9 @@ REVEAL_SURE = 0.9
 #   the top card's name needs it too: every such card laid there was read at 0.99 or more.
 # - SAME_COVER: a card laid on one of its own name changed 0.40 or more of its box's middle
 #   (17 such lays, `Watcher._cover`); half that, so a card laid nearly square on its twin
-#   still counts.
+#   still counts. Or its box's middle changed at full resolution (`Watcher._face_came`):
+#   a yellow 1 laid on a yellow 1 a third of a card up changed too little of the small
+#   picture there (the real-card bench, `bench-watch --real`).
 # - LAY_SIZE: every card laid there was boxed at 0.56 or more of the median area of the cards
 #   laid on the pile before it (399 lays); a box under 0.4 of it is no card come to rest.
 # - LAY_CHANGE: the card that came is where the pile changed. Every card laid there held 0.58
@@ -92,6 +99,23 @@ SAME_COVER = 0.2
 LAY_SIZE = 0.4
 LAY_CHANGE = 0.5
 
+# FACE_SAME: a card laid squarely on one of its colour (a red 8 on a red 5, 3 degrees apart)
+# changes only its symbol, too little for the pile's small picture (not one pixel of it
+# changed), so after a hand went over the pile the top card's face is also compared at full
+# resolution (`Watcher._face_changed`). On the camera probe's rendered video the same card
+# matched itself at 0.97-1.0 between frames, the red 8 over the red 5 at 0.73. Nearer the
+# same card, since a face taken for changed only costs one reading: the name must differ.
+# The same comparison tells a twin's coming where the small picture hardly changed
+# (`Watcher._face_came`, SAME_COVER).
+FACE_SAME = 0.9
+FACE_WIDTH = 96  # px: the box is compared at this width, whatever the camera's resolution
+# Where the reveal area was empty, a plain table has no face to compare: its edges are grain,
+# and two pictures of it correlate anyhow (an empty felt matched itself at 0.86 a few seconds
+# later). Edges this strong (the spread of the band-pass of log brightness) are a printed
+# face: an empty felt measured 0.006-0.009, the middles of rendered and real cards 0.14-0.22
+# (under a blurred, washed-out webcam 0.016-0.027: such a card is left to the colour cover).
+FACE_STRUCTURE = 0.04
+
 
 @dataclass
 class _PileCard:
@@ -99,6 +123,8 @@ class _PileCard:
     before: np.ndarray | None  # features of the zone before this card was laid
     box: tuple[float, float, float, float] | None = None  # where the detector saw it
     mark: np.ndarray | None = None  # bool: the pixels its coming changed (where it shows)
+    readings: tuple[tuple[str, float], ...] = ()  # the names it was read as when laid, with probabilities
+    face: np.ndarray | None = None  # its box at full resolution (`Watcher._face`), as last seen
 
 
 @dataclass
@@ -110,8 +136,10 @@ class _ZoneState:
     area: int
     still: int = 0
     ref: np.ndarray | None = None  # features at the last settled moment
+    ref_frame: np.ndarray | None = None  # the full frame then
     empty: np.ndarray | None = None  # features of the zone with no card on it, when known
     empty_colour: np.ndarray | None = None  # the picture's colour then (brightness divided out)
+    empty_frame: np.ndarray | None = None  # and the full frame then
     attempts: int = 0  # detector calls that found no card for the current change
     held: list = field(default_factory=list)  # discard pile: unsure readings of the current change
     visited: bool = False  # something moved over the zone since its last settled picture
@@ -182,6 +210,7 @@ class Watcher:
         # thinking over their turn rests an arm for seconds to a minute.
         self.arm_rest_s = arm_rest_s
         self._over_zone: np.ndarray | None = None  # the pixels of the arms over a zone in the last frame
+        self._frame: np.ndarray | None = None  # the frame being looked at, full resolution
         self.occlusion_level = occlusion_level
         self.chroma_level = chroma_level
         self.min_arm_share = min_arm_share
@@ -277,6 +306,7 @@ class Watcher:
         if self._shape is None:
             self._setup(frame)
         self.frames += 1
+        self._frame = frame
         gray, feat, colour = self._prepare(frame)
         # What counts as background is judged on colour, each channel on its own: an arm can be
         # as bright as the table under it (a brown arm over blue-green felt is the same grey),
@@ -379,13 +409,15 @@ class Watcher:
                 # what has rested over the zone arm_rest_s is part of its picture now: a hand
                 # over the pile is no card laid (and when it goes, the pile shows as before)
                 zone.faded, zone.visited = False, False
-                zone.ref = feat
+                zone.ref, zone.ref_frame = feat, frame
                 zone.change_done()
                 continue
             if zone.name == "discard":
                 events.extend(self._discard(zone, frame, feat, t))
             else:
                 events.extend(self._reveal(zone, frame, feat, t))
+            if zone.ref is feat:  # settled on this frame: keep it whole too (`_face_came`)
+                zone.ref_frame = frame
             if not zone.resting:  # a resting arm's hand stays out of the backgrounds: when it goes, nothing is there
                 self._bg[zone.mask] = colour[zone.mask]
                 self._bg_long[zone.mask] = colour[zone.mask]
@@ -592,20 +624,22 @@ class Watcher:
         """First still picture: what is already on the table is not an event."""
         self._started = True
         for zone in self._zones.values():
-            zone.ref = feat
+            zone.ref, zone.ref_frame = feat, frame
             found = self._detect(frame, zone.name)
             if zone.name == "reveal":
                 found = [d for d in found if d.confidence >= self.reveal_confidence]
             if not found:
                 self._set_empty(zone, feat)
             elif zone.name == "discard":
-                zone.pile = [_PileCard(found[0].card, None, tuple(found[0].box))]
+                box = tuple(found[0].box)
+                zone.pile = [_PileCard(found[0].card, None, box, readings=found[0].readings(), face=self._face(box))]
             zone.change_done()
 
     def _set_empty(self, zone: _ZoneState, feat: np.ndarray) -> None:
         """The zone as it looks now is the zone with no card on it."""
         zone.empty = feat
         zone.empty_colour = self._colour
+        zone.empty_frame = self._frame
 
     # -- the discard pile ---------------------------------------------------------------------------
     def _discard(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, t: float) -> list[dict]:
@@ -625,10 +659,17 @@ class Watcher:
             # A hand went over the pile and left a small change: a card of the top card's
             # colour laid almost where it lay changes little more than its symbol. Only the
             # recognizer can tell, and only a different name counts (a nudge keeps the name).
-            if visited and count >= self.faint_change * need and zone.pile:
-                best = self._pick(self._detect(frame, "discard"), change, zone.pile)
-                if best is not None and best.card != zone.pile[-1].name:
-                    return self._settled(zone, best, feat, t, change)
+            # Laid squarely, it may change nothing in the small picture: then the top card's
+            # face at full resolution says whether to look, and only a sure reading of a name
+            # the top card was not itself read as counts (the same card read again is no card).
+            top = zone.pile[-1] if zone.pile else None
+            if visited and top is not None:
+                faint = count >= self.faint_change * need
+                if faint or self._face_changed(top):
+                    best = self._pick(self._detect(frame, "discard"), change, zone.pile)
+                    if best is not None and best.card != top.name and (faint or self._other_card(top, best)):
+                        return self._settled(zone, best, feat, t, change)
+                    top.face = self._face(top.box)
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.change_done()
             return []
@@ -698,10 +739,13 @@ class Watcher:
             # And only a card read surely, or read alike twice on the still pile, is a second
             # one of its name: the top card seen through the fingers of a hand held over it
             # reads weakly (and the hand moves on between readings).
-            if (self._same_place(best.box, top.box) or self._cover(change, best.box) < self.same_cover
-                    or (best.confidence < self.lay_sure and not confirmed) or self._moved(zone, top, best, feat)
+            came = self._cover(change, best.box) >= self.same_cover or self._face_came(zone.ref_frame, best.box)
+            if (self._same_place(best.box, top.box) or not came
+                    or (best.confidence < self.lay_sure and not confirmed)
+                    or self._moved(zone, top, best, feat)
                     or self._camera_moved(zone, top, best, feat)):
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
+                top.face = self._face(top.box)
                 zone.ref = feat
                 zone.change_done()
                 return []
@@ -775,6 +819,60 @@ class Watcher:
         changed = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & beyond).sum())
         return 2 * changed < int(beyond.sum())
 
+    def _face(self, box: tuple[float, float, float, float] | None, frame: np.ndarray | None = None
+              ) -> np.ndarray | None:
+        """`frame` (default: the one being looked at) inside `box` at FACE_WIDTH px wide, as
+        edges (a band-pass of log brightness: light and shadow are smooth, a symbol's strokes
+        are not); None for a box too small to tell a symbol by."""
+        import cv2
+
+        frame = self._frame if frame is None else frame
+        if box is None or frame is None:
+            return None
+        h, w = frame.shape[:2]
+        x1, y1 = int(max(0, box[0])), int(max(0, box[1]))
+        x2, y2 = int(min(w, box[2])), int(min(h, box[3]))
+        if x2 - x1 < 16 or y2 - y1 < 16:
+            return None
+        grey = cv2.cvtColor(frame[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
+        size = (FACE_WIDTH, max(16, int(round((y2 - y1) * FACE_WIDTH / (x2 - x1)))))
+        lg = np.log1p(cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32))
+        return cv2.GaussianBlur(lg, (0, 0), 1) - cv2.GaussianBlur(lg, (0, 0), 4)
+
+    @staticmethod
+    def _faces_differ(before: np.ndarray | None, now: np.ndarray | None, plain: float = 0.0) -> bool:
+        """Whether the middle of a box (where a card's symbol is) looks otherwise now than
+        `before`, allowing a shift of an eighth of the box (a nudge). Unknown, or edges
+        weaker than `plain` both times (a plain table, FACE_STRUCTURE): no."""
+        import cv2
+
+        if before is None or now is None or now.shape != before.shape:
+            return False
+        h, w = now.shape
+        middle = before[h // 4:h - h // 4, w // 4:w - w // 4]
+        if plain and max(float(middle.std()), float(now[h // 4:h - h // 4, w // 4:w - w // 4].std())) < plain:
+            return False
+        around = now[h // 4 - h // 8:h - h // 4 + h // 8, w // 4 - w // 8:w - w // 4 + w // 8]
+        return float(cv2.matchTemplate(around, middle, cv2.TM_CCOEFF_NORMED).max()) < FACE_SAME
+
+    def _face_changed(self, top: _PileCard) -> bool:
+        """Whether the top card's face changed since it was last seen."""
+        return self._faces_differ(top.face, self._face(top.box))
+
+    def _face_came(self, before: np.ndarray | None, box: tuple[float, float, float, float],
+                   plain: float = 0.0) -> bool:
+        """Whether, at full resolution, the middle of `box` changed since the frame `before`
+        (the zone's last settled picture, or the area when it was empty): a card came there.
+        `plain`: see `_faces_differ`."""
+        return before is not None and self._faces_differ(self._face(box, before), self._face(box), plain)
+
+    def _other_card(self, top: _PileCard, best) -> bool:
+        """Whether `best`, read where the top card lies with no change in the small picture,
+        is another card: read surely, under a name the top card was not itself read as (a
+        second reading of a card on the fence between two names is the same card)."""
+        was = dict(top.readings).get(best.card, 0.0)
+        return best.confidence >= self.lay_sure and was < 1.0 - self.lay_sure
+
     def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
         zone.pile.pop()
         zone.ref = feat
@@ -788,7 +886,8 @@ class Watcher:
         # differs where light drifted over a patterned table, and a card taken back later then
         # seemed "still there" in that drift.
         mark = (np.abs(feat - zone.ref).max(axis=2) > 1.0) & zone.mask & self._box_mask(best.box)
-        zone.pile.append(_PileCard(best.card, zone.ref, tuple(best.box), mark))
+        box = tuple(best.box)
+        zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box)))
         self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
         zone.ref = feat
         zone.change_done()
@@ -913,9 +1012,16 @@ class Watcher:
             # A box read at `reveal_sure` or more is a card wherever it lies: no box of no card
             # and no second box of a card reached that on the rendered bench, and on a light
             # table a card's colour differs from it over less of its middle.
+            # On a light table (white fabric, a pale wood) a card's white border and oval are
+            # the table's colour: real cards read under reveal_sure changed colour over only
+            # 0.49-0.73 of their middle (the real-card bench) and went unscored. Their symbol
+            # still came where the empty area showed none: the box's middle at full resolution
+            # no longer looks as the empty area did (`_face_came`), where a pattern of the
+            # table boxed as a card looks as it did.
             if change is None:
                 change = self._colour_change(zone)
-            found = [d for d in found if d.confidence >= self.reveal_sure or self._cover(change, d.box) >= self.reveal_cover]
+            found = [d for d in found if d.confidence >= self.reveal_sure or self._cover(change, d.box) >= self.reveal_cover
+                     or self._face_came(zone.empty_frame, d.box, FACE_STRUCTURE)]
         cards: list = []
         for d in sorted(found, key=lambda d: -d.confidence):
             if not any(self._one_card(d, other) for other in cards):
