@@ -129,6 +129,10 @@ def notice_say(notice: dict) -> Say:
         if m:
             key = "notice.score_fixed_on" if m.group(4) else "notice.score_fixed"
             return {"k": key, "a": {"player": m.group(2), "hand": int(m.group(1)), "n": int(m.group(3))}}
+    if kind == "corrected":  # who really laid a card (a jump-in the camera gave the player on turn)
+        m = re.match(rf"^event \d+ corrected: {_CARD} laid by {_NAME}$", message)
+        if m:
+            return {"k": "notice.corrected_by", "a": {"card": m.group(1), "player": m.group(2)}}
     if kind == "catch_void":
         if player is None:
             return {"k": "notice.catch_nobody", "a": {}}

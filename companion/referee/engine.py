@@ -105,6 +105,7 @@ class Table:
         self._out: list[dict] = []
         self._cur = 0
         self._fix: dict[int, str] = {}         # corrected cards by event index
+        self._laid_by: dict[int, str] = {}     # plays corrected to another player's (a jump-in), by index
         self._new_game([], Rules())
         self._phase = "game"
 
@@ -1799,38 +1800,51 @@ class Table:
             fixed["message"] += ": the game goes on"  # the last "wins the game" no longer stands
 
     def _h_correct(self, ev: dict, dry: bool) -> None:
+        # `card`: the card event n really was (a misread); `player`: who really laid it (a
+        # jump-in the camera credited to the player on turn); either or both
         n = _int(ev.get("event"))
         if n is None or n not in set(self._effective):
             raise _Reject(f"no event {ev.get('event')!r} in effect to correct")
         target = self._parsed[n]
         if target is None or target.get("type") not in ("flip", "play"):
             raise _Reject(f"event {n} is not a flip or play")
-        card = self._card(ev.get("card"))
+        if "card" not in ev and "player" not in ev:
+            raise _Reject("a correction names the card, the player who laid it, or both")
+        fixes, laid = dict(self._fix), dict(self._laid_by)
+        if "card" in ev:
+            fixes[n] = self._card(ev.get("card"))
+        if "player" in ev:
+            if target.get("type") != "play":
+                raise _Reject(f"event {n} is a flip: nobody laid it out of turn")
+            laid[n] = self._names[self._player(ev)]  # type: ignore[index]
         scratch = Table()
         scratch._events = self._events
         scratch._parsed = self._parsed
-        fixes = dict(self._fix)
-        fixes[n] = card
-        reason = scratch._replay(self._effective, fixes)
-        if reason is not None:
-            raise _Reject(f"correcting event {n} to {card} would reject event {reason}")
+        failed = scratch._replay(self._effective, fixes, laid)
+        what = _correction(n, fixes.get(n, target.get("card")), laid.get(n) if "player" in ev else None)
+        if failed is not None:
+            at, why = failed
+            if at == n and "player" in ev:
+                raise _Reject(why)  # the play itself cannot be that player's: the rules' reason
+            raise _Reject(f"{what} would reject event {at} ({why})")
         # nor may it turn a later play that stood into an illegal one (a take-back and a
         # penalty nobody saw at the table): the fix is refused, as for a rejected event
         before = {x["event"] for x in self._notices if x["kind"] == "illegal_play"}
         broken = sorted(e for e in {x["event"] for x in scratch._notices if x["kind"] == "illegal_play"} - before
                         if e > n)
         if broken:
-            raise _Reject(f"correcting event {n} to {card} would make event {broken[0]} illegal")
+            raise _Reject(f"{what} would make event {broken[0]} illegal")
         if dry:
             return
-        self._fix = fixes
         self._adopt(scratch)
-        self._note("corrected", None, f"event {n} corrected to {card}")
+        self._note("corrected", None, what)
 
     # ------------------------------------------------------------------ replay
-    def _replay(self, effective: list[int], fixes: dict[int, str]) -> str | None:
-        """Apply the given events from a fresh game; return "N (reason)" if one is rejected."""
-        self._fix = fixes
+    def _replay(self, effective: list[int], fixes: dict[int, str],
+                laid: dict[int, str] | None = None) -> tuple[int, str] | None:
+        """Apply the given events from a fresh game, with the corrected cards (`fixes`) and
+        players (`laid`); return (index, reason) of the first one rejected, if any."""
+        self._fix, self._laid_by = fixes, dict(laid or {})
         parsed = self._parsed
         for idx in effective:
             ev = parsed[idx]
@@ -1838,18 +1852,23 @@ class Table:
             self._cur = idx
             self._out = []
             if ev.get("type") == "correct":
-                # a correction in effect is applied through _fix; keep its notice
-                self._note("corrected", None, f"event {ev.get('event')} corrected to {ev.get('card')}")
+                # a correction in effect is applied through _fix and _laid_by; keep its notice
+                n = int(ev["event"])
+                target = parsed[n] or {}
+                self._note("corrected", None, _correction(n, self._fix.get(n, target.get("card")),
+                                                          ev.get("player") if "player" in ev else None))
                 self._effective.append(idx)
                 continue
             if idx in fixes:
                 ev = dict(ev, card=fixes[idx])
                 if isinstance(ev.get("cards"), list) and ev["cards"]:
                     ev["cards"] = [*ev["cards"][:-1], fixes[idx]]  # `card` is the last laid
+            if idx in self._laid_by:
+                ev = dict(ev, player=self._laid_by[idx])
             try:
                 self._handler(ev)(self, ev, False)
             except _Reject as exc:
-                return f"{idx} ({exc})"
+                return idx, str(exc)
             if self._elim is not None:
                 self._check_out()
             self._effective.append(idx)
@@ -1859,15 +1878,29 @@ class Table:
         scratch = Table()
         scratch._events = self._events
         scratch._parsed = self._parsed
-        fixes = {int(self._parsed[i]["event"]): self._parsed[i]["card"]  # type: ignore[index]
-                 for i in effective if (self._parsed[i] or {}).get("type") == "correct"}
-        scratch._replay(list(effective), fixes)
+        fixes: dict[int, str] = {}
+        laid: dict[int, str] = {}
+        for i in effective:
+            ev = self._parsed[i] or {}
+            if ev.get("type") == "correct":
+                if "card" in ev:
+                    fixes[int(ev["event"])] = ev["card"]
+                if "player" in ev:
+                    laid[int(ev["event"])] = ev["player"]
+        scratch._replay(list(effective), fixes, laid)
         self._adopt(scratch)
 
     def _adopt(self, other: "Table") -> None:
         keep = (self._events, self._parsed, self._lasting, self._out, self._cur)
         self.__dict__.update(other.__dict__)
         self._events, self._parsed, self._lasting, self._out, self._cur = keep
+
+
+def _correction(n: int, card: Any, player: str | None) -> str:
+    """A correction's notice: the card event n really was, or who really laid it."""
+    if player is not None:
+        return f"event {n} corrected: {card} laid by {player}"
+    return f"event {n} corrected to {card}"
 
 
 def _event_of(note: dict) -> int:

@@ -145,16 +145,27 @@ def _copy(obj: object) -> Any:
     return pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
 
 
-def _jump_claim(table: Table, event: Any, credited: str | None) -> dict | None:
-    """`Referee.jump_claim` after `event` was accepted at `table`, credited to `credited`."""
+def _jump_claim(table: Table, event: Any, before: dict | None, claim: dict | None) -> dict | None:
+    """`Referee.jump_claim` once `event` was accepted at `table` (`before`: the state before it,
+    None for a new game; `claim`: the claim until then)."""
+    if not isinstance(event, dict):
+        return None
+    if event.get("type") == "correct" and claim is not None and event.get("event") == claim["event"] \
+            and "player" in event:
+        return dict(claim, by=event["player"], jumped=True)  # claimed
     pile = table.state.get("pile") or []
-    if (isinstance(event, dict) and event.get("type") == "play" and not event.get("cards") and credited
-            and (table.state.get("rules") or {}).get("jump_in") and len(pile) > 1
-            and pile[-1] == pile[-2] == event.get("card")):
-        if event.get("player") is not None:  # a jump-in said as such: its player's, claimed
-            return {"card": event["card"], "by": event["player"], "jumped": True}
-        return {"card": event["card"], "by": credited, "jumped": False}
-    return None
+    if (before is None or event.get("type") != "play" or event.get("cards")
+            or not (table.state.get("rules") or {}).get("jump_in")
+            or len(pile) < 2 or not pile[-1] == pile[-2] == event.get("card")):
+        return None
+    # whose the engine counted it as: the one player with a card fewer (after the wild draw
+    # four's victim took their cards, a play is the next player's, not the one on turn before)
+    had = {p["name"]: p["cards"] for p in before.get("players") or ()}
+    fewer = [p["name"] for p in table.state["players"] if had.get(p["name"], 0) - p["cards"] == 1]
+    if len(fewer) != 1:
+        return None
+    jumped = event.get("player") is not None  # a jump-in said as such: its player's, claimed
+    return {"card": event["card"], "by": fewer[0], "jumped": jumped, "event": len(table.events) - 1}
 
 
 class BadEventError(CompanionError, ValueError):
@@ -269,10 +280,10 @@ class Referee:
                               join_league=accepted, replaces=replaces)
             was_over = self._state.get("waiting_for") == "game_over" and table is self._table
             hands_before = len(self._state.get("history") or []) if table is self._table else 0
-            credited = self._state.get("turn") if table is self._table else None
+            before = self._state if table is self._table else None
             notices = table.push(event)
             if accepted:  # a refused event changes nothing, the claim included
-                self._claim = _jump_claim(table, event, credited)
+                self._claim = _jump_claim(table, event, before, self._claim)
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
@@ -291,33 +302,39 @@ class Referee:
 
 
     def claim_jump_in(self, player: str, source: str = "", request_id: str | None = None) -> list[dict]:
-        """Give the card last played to `player` as a jump-in (`jump_claim`). Stored as the
-        table log says it: an `undo` of that play, then the play with its `player`, the play
-        checked before either is stored (a claim that cannot stand changes nothing). Returns
-        the play's notices; raises ClaimError (nothing stored) when it cannot be claimed."""
+        """Give the card last played to `player` as a jump-in (`jump_claim`): one `correct`
+        line naming the play and its `player`, so the engine replays the hand with the card
+        laid by them, and the host's Undo takes the claim back (the camera's credit stands
+        again). Checked before it is stored: a claim that cannot stand stores nothing.
+        Returns the correction's notices; raises ClaimError when it cannot be claimed, and
+        with a `request_id` already stored, answers as that first claim did."""
         with self._lock:
+            if request_id is not None:
+                found = self.store.find_request(request_id)
+                if found is not None:  # a retry that raced its first try: its first answer
+                    if found["source"] != source:
+                        raise RequestIdError("this request id was used by another sender: make a new one")
+                    return self.answer(found["game_id"], found["seq"])
             claim = self._claim
             if claim is None:
-                raise ClaimError("no card to claim: the last card was not laid on its twin by the player on turn",
+                raise ClaimError("no card to claim: the last card was not laid on its twin by another player",
                                  "err.no_claim")
             if claim["jumped"] or claim["by"] == player:
                 raise ClaimError(f"the {claim['card']} is already counted as {claim['by']}'s", "err.claimed",
                                  card=claim["card"], player=claim["by"])
-            effective = self._table.in_effect
-            before = replay(self._table.events[:effective[-1]])
-            play = {"type": "play", "card": claim["card"], "player": player}
-            why = before.check(play)
+            correct = {"type": "correct", "event": claim["event"], "player": player}
+            why = self._table.check(correct)
             if why is not None:
                 raise ClaimError(why)
-            self._submit({"type": "undo"}, source, None)
-            return self._submit(play, source, request_id)
+            return self._submit(correct, source, request_id)
 
     @property
     def jump_claim(self) -> dict | None:
-        """{"card", "by", "jumped"}: at a table playing `jump_in`, the card just laid on its
-        twin, credited to `by`: with no player named (jumped false), the player on turn, though
-        a jump-in may have laid it (the camera cannot see who did); a jump-in said as such
-        (jumped true), its player. None once anything else happened, or after a restart."""
+        """{"card", "by", "jumped", "event"}: at a table playing `jump_in`, the card just laid
+        on its twin (log line `event`), counted as `by`'s: with no player named (jumped false),
+        whoever the turn gave it to, though a jump-in may have laid it (the camera cannot see
+        who did); a jump-in said as such or claimed (jumped true), its player. None once
+        anything else happened, or after a restart."""
         with self._lock:
             return None if self._claim is None else dict(self._claim)
 

@@ -514,7 +514,7 @@ def test_a_jump_in_claim_the_rules_refuse_stores_nothing(store: EventStore) -> N
                           {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
                           {"type": "play", "card": "red_draw_two"}, {"type": "play", "card": "red_draw_two"}])
     assert referee.state["pending_draw"] == 4
-    assert referee.jump_claim == {"card": "red_draw_two", "by": "Cid", "jumped": False}
+    assert referee.jump_claim == {"card": "red_draw_two", "by": "Cid", "jumped": False, "event": 4}
     before, lines = referee.state, len(store.events(referee.game_id))
     with pytest.raises(ClaimError, match="jump-in only while a play is awaited"):
         referee.claim_jump_in("Ann")
@@ -531,9 +531,56 @@ def test_a_refused_event_leaves_a_jump_in_claim_open(store: EventStore) -> None:
                           {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
                           {"type": "play", "card": "red_5"}])
     assert _rejected(referee.submit({"type": "pass"}, "phone:Cid"))
-    assert referee.jump_claim == {"card": "red_5", "by": "Bob", "jumped": False}
+    assert referee.jump_claim == {"card": "red_5", "by": "Bob", "jumped": False, "event": 3}
     cards = {p["name"]: p["cards"] for p in referee.state["players"]}
     assert not _rejected(referee.claim_jump_in("Ann"))
     after = {p["name"]: p["cards"] for p in referee.state["players"]}
     assert after == {"Ann": cards["Ann"] - 1, "Bob": cards["Bob"] + 1, "Cid": cards["Cid"]}
     assert referee.state["turn"] == "Bob" and referee.jump_claim["jumped"]
+
+
+def _jump_table(store: EventStore, rules: dict | None = None, plays: tuple = ("red_6", "red_6")) -> Referee:
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"jump_in": True, **(rules or {})}},
+                          {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
+                          *(c if isinstance(c, dict) else {"type": "play", "card": c} for c in plays)])
+    return referee
+
+
+def test_a_jump_in_claim_is_one_line_the_host_can_undo(store: EventStore) -> None:
+    # Bob's red 6, then a red 6 the camera gives to Cid; Ann claims it. One `correct` line:
+    # the penalties and UNO calls are not said again, and the host's Undo gives the card back
+    # to Cid as the camera counted it (it used to be lost: an undo of the claim's own undo).
+    referee = _jump_table(store)
+    camera = referee.state
+    notices = referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042")
+    assert [n["kind"] for n in notices] == ["corrected"]
+    assert notices[0]["message"] == "event 4 corrected: red_6 laid by Ann"
+    assert store.events(referee.game_id)[-1] == {"type": "correct", "event": 4, "player": "Ann"}
+    assert {p["name"]: p["cards"] for p in referee.state["players"]} == {"Ann": 6, "Bob": 6, "Cid": 7}
+    assert referee.state["turn"] == "Bob"
+    # the phone's retry that raced its first try is answered as the first try was
+    assert referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042") == notices
+    assert not _rejected(referee.submit({"type": "undo"}, "host"))
+    state = referee.state
+    assert [p["cards"] for p in state["players"]] == [p["cards"] for p in camera["players"]]
+    assert state["turn"] == camera["turn"] == "Ann" and state["pile"] == camera["pile"]
+    assert referee.jump_claim is None  # claims follow the card just laid only
+    assert replay(store.events(referee.game_id)).state == state
+
+
+def test_a_twin_wild_draw_four_is_claimed_from_whom_the_engine_counted_it(store: EventStore) -> None:
+    # Bob's wild draw four, then its twin: Cid took the four cards, so the twin counted as
+    # Ann's (the player after the victim), not Cid's, who was on turn. Ann is told it is hers
+    # already; nobody else can have jumped in while the first one could still be challenged.
+    referee = _jump_table(store, plays=({"type": "play", "card": "wild_draw_four", "color": "green"},
+                                        {"type": "play", "card": "wild_draw_four", "color": "blue"}))
+    assert referee.jump_claim == {"card": "wild_draw_four", "by": "Ann", "jumped": False, "event": 4}
+    from companion.referee.service import ClaimError
+
+    with pytest.raises(ClaimError, match="already counted as Ann's"):
+        referee.claim_jump_in("Ann")
+    lines = len(store.events(referee.game_id))
+    with pytest.raises(ClaimError, match="jump-in only while a play is awaited"):
+        referee.claim_jump_in("Bob")
+    assert len(store.events(referee.game_id)) == lines and referee.jump_claim["by"] == "Ann"
