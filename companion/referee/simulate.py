@@ -293,7 +293,7 @@ class _Sim:
     def uno_calls(self) -> None:
         """After a play: the player who went down to one card may call; others may catch."""
         t, rng = self.table, self.rng
-        w = t._window
+        w = t._live_window()  # a window left over by a hand that grew again takes no call
         if w is None or t._window_called:
             return
         if not self.mistakes:
@@ -551,7 +551,7 @@ class _Sim:
                 self.check(ev, notes)
             if t._draw_seq != self.seq:
                 self.sync()
-            w = t._window
+            w = t._live_window()
             if w is not None and not t._window_called:
                 ev = {"type": "uno", "player": names[w]}
                 notes = tpush(ev)

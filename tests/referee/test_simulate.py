@@ -348,3 +348,14 @@ def test_simulate_command_deck_flip(tmp_path):
     log = [json.loads(x) for x in out.read_text().splitlines()]
     assert log[0]["rules"] == {"deck": "flip"}
     assert not [n for n in replay(log).state["notices"] if n["kind"] == "rejected"]
+
+
+def test_simulator_calls_no_uno_on_a_window_left_over_by_a_hand_that_grew_again():
+    # 2 players, draw until playable: Bob went down to one card and did not call, then drew
+    # (a reverse gave him the turn again) and played on; his old window, stale in the engine,
+    # made the simulator call UNO for him with four cards, which the engine rightly refused.
+    # Hypothesis found seed 126; seeds 14, 60, 205 and 367 failed the same way.
+    for seed in (14, 60, 126, 205, 367):
+        table: list = []
+        log = list(simulate_games(2, 3, seed, {"draw_until_playable": True}, table))
+        assert log and table[0].state["hand"] >= 1
