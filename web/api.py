@@ -242,14 +242,14 @@ def _jumped_in(me: str, state: dict) -> Any:
     if not (state.get("rules") or {}).get("jump_in"):
         return refuse(403, "this table does not play jump-in", "err.claim_no_jump_in")
     try:
-        notices = _ext().referee.claim_jump_in(me, source=f"phone:{me}", request_id=_request_id())
+        notices, replayed = _ext().referee.claim_jump_in(me, source=f"phone:{me}", request_id=_request_id())
     except RequestIdError as exc:
         return jsonify(error=str(exc)), 409
     except ClaimError as exc:
         if exc.key is None:  # the engine's reason
             return jsonify(error=cap(str(exc)), say=error_say(str(exc))), 409
         return refuse(409, str(exc), exc.key, **exc.args_)
-    return _reply(notices, False)
+    return _reply(notices, replayed)
 
 
 @bp.post("/api/seat/leave")

@@ -1834,6 +1834,10 @@ class Table:
                         if e > n)
         if broken:
             raise _Reject(f"{what} would make event {broken[0]} illegal")
+        if ("card" not in ev and scratch._cards == self._cards and scratch._turn == self._turn
+                and scratch._dir == self._dir):
+            # the play counted as that player's already: announced as a jump-in it would mislead
+            raise _Reject(f"event {n} counts as {laid[n]}'s already")
         if dry:
             return
         self._adopt(scratch)

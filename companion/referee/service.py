@@ -210,6 +210,7 @@ class Referee:
             self.game_id, self._table = None, Table()
         self._state: dict = _copy(self._table.state)
         self._claim: dict | None = None  # `jump_claim`
+        self._open_claim: dict | None = None  # that claim before it was claimed (its Undo opens it again)
 
     # -- events in -----------------------------------------------------------------------
 
@@ -283,7 +284,15 @@ class Referee:
             before = self._state if table is self._table else None
             notices = table.push(event)
             if accepted:  # a refused event changes nothing, the claim included
+                opened = self._open_claim
                 self._claim = _jump_claim(table, event, before, self._claim)
+                if self._claim is not None and not self._claim["jumped"]:
+                    self._open_claim = self._claim
+                elif (event.get("type") == "undo" and opened is not None and table.in_effect
+                        and table.in_effect[-1] == opened["event"]):
+                    self._claim = opened  # the claim taken back: the card may be claimed again
+                elif self._claim is None:
+                    self._open_claim = None
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
@@ -301,20 +310,22 @@ class Referee:
             return _copy(notices)
 
 
-    def claim_jump_in(self, player: str, source: str = "", request_id: str | None = None) -> list[dict]:
+    def claim_jump_in(self, player: str, source: str = "",
+                      request_id: str | None = None) -> tuple[list[dict], bool]:
         """Give the card last played to `player` as a jump-in (`jump_claim`): one `correct`
         line naming the play and its `player`, so the engine replays the hand with the card
         laid by them, and the host's Undo takes the claim back (the camera's credit stands
         again). Checked before it is stored: a claim that cannot stand stores nothing.
-        Returns the correction's notices; raises ClaimError when it cannot be claimed, and
-        with a `request_id` already stored, answers as that first claim did."""
+        Returns the correction's notices and whether they are a stored claim's (a `request_id`
+        already stored: its first answer, nothing done now); raises ClaimError when it cannot
+        be claimed."""
         with self._lock:
             if request_id is not None:
                 found = self.store.find_request(request_id)
                 if found is not None:  # a retry that raced its first try: its first answer
                     if found["source"] != source:
                         raise RequestIdError("this request id was used by another sender: make a new one")
-                    return self.answer(found["game_id"], found["seq"])
+                    return self.answer(found["game_id"], found["seq"]), True
             claim = self._claim
             if claim is None:
                 raise ClaimError("no card to claim: the last card was not laid on its twin by another player",
@@ -326,7 +337,7 @@ class Referee:
             why = self._table.check(correct)
             if why is not None:
                 raise ClaimError(why)
-            return self._submit(correct, source, request_id)
+            return self._submit(correct, source, request_id), False
 
     @property
     def jump_claim(self) -> dict | None:
@@ -344,7 +355,7 @@ class Referee:
         with self._lock:
             table = replay(self.store.events(game_id))
             self._table, self.game_id = table, game_id
-            self._state, self._claim = _copy(table.state), None
+            self._state, self._claim, self._open_claim = _copy(table.state), None, None
             self._notify([])
 
     def _back_to_the_game_before(self) -> None:

@@ -533,7 +533,7 @@ def test_a_refused_event_leaves_a_jump_in_claim_open(store: EventStore) -> None:
     assert _rejected(referee.submit({"type": "pass"}, "phone:Cid"))
     assert referee.jump_claim == {"card": "red_5", "by": "Bob", "jumped": False, "event": 3}
     cards = {p["name"]: p["cards"] for p in referee.state["players"]}
-    assert not _rejected(referee.claim_jump_in("Ann"))
+    assert not _rejected(referee.claim_jump_in("Ann")[0])
     after = {p["name"]: p["cards"] for p in referee.state["players"]}
     assert after == {"Ann": cards["Ann"] - 1, "Bob": cards["Bob"] + 1, "Cid": cards["Cid"]}
     assert referee.state["turn"] == "Bob" and referee.jump_claim["jumped"]
@@ -553,20 +553,31 @@ def test_a_jump_in_claim_is_one_line_the_host_can_undo(store: EventStore) -> Non
     # to Cid as the camera counted it (it used to be lost: an undo of the claim's own undo).
     referee = _jump_table(store)
     camera = referee.state
-    notices = referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042")
+    notices, replayed = referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042")
+    assert not replayed
     assert [n["kind"] for n in notices] == ["corrected"]
     assert notices[0]["message"] == "event 4 corrected: red_6 laid by Ann"
     assert store.events(referee.game_id)[-1] == {"type": "correct", "event": 4, "player": "Ann"}
     assert {p["name"]: p["cards"] for p in referee.state["players"]} == {"Ann": 6, "Bob": 6, "Cid": 7}
     assert referee.state["turn"] == "Bob"
     # the phone's retry that raced its first try is answered as the first try was
-    assert referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042") == notices
+    assert referee.claim_jump_in("Ann", "phone:Ann", request_id="claim-0042") == (notices, True)
     assert not _rejected(referee.submit({"type": "undo"}, "host"))
     state = referee.state
     assert [p["cards"] for p in state["players"]] == [p["cards"] for p in camera["players"]]
     assert state["turn"] == camera["turn"] == "Ann" and state["pile"] == camera["pile"]
-    assert referee.jump_claim is None  # claims follow the card just laid only
     assert replay(store.events(referee.game_id)).state == state
+    # the claim taken back may be made again (the wrong phone claimed it): Bob laid it
+    assert referee.jump_claim == {"card": "red_6", "by": "Cid", "jumped": False, "event": 4}
+    assert not _rejected(referee.claim_jump_in("Bob")[0])
+    assert referee.jump_claim["by"] == "Bob" and referee.state["turn"] == "Cid"
+    # the engine refuses a correction that gives a play to the player it counted for already
+    from companion.referee.service import ClaimError
+
+    assert replay(store.events(referee.game_id)).check({"type": "correct", "event": 4, "player": "Bob"}) == \
+        "event 4 counts as Bob's already"
+    with pytest.raises(ClaimError):
+        referee.claim_jump_in("Bob")
 
 
 def test_a_twin_wild_draw_four_is_claimed_from_whom_the_engine_counted_it(store: EventStore) -> None:
