@@ -87,7 +87,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
                 matches[i] = k
     said = referee_lines(truth, events, matches)
     latencies: list[float] = []
-    missed, wrong, wrong_kind = [], [], 0
+    missed, wrong, wrong_kind = [], [], []
     for i, line in enumerate(wanted):
         if i not in matches:
             missed.append(line)
@@ -98,7 +98,7 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
             if said[matches[i]].get("card") != line["card"]:
                 wrong.append((line, ev))
             if said[matches[i]].get("type") != line["type"]:
-                wrong_kind += 1
+                wrong_kind.append((line, said[matches[i]]))
         elif line["type"] == "reveal" and sorted(ev.get("cards", [])) != sorted(line["cards"]):
             wrong.append((line, ev))
     phantoms = [ev for k, ev in enumerate(events) if not used[k]]
@@ -120,11 +120,11 @@ def score(truth: Sequence[dict], events: Sequence[dict], fps: float = 10.0) -> d
         "missed": len(missed),
         "missed_pct": round(100 * len(missed) / max(1, len(wanted)), 2),
         "wrong_names": len(wrong),
-        "wrong_kind": wrong_kind,
+        "wrong_kind": len(wrong_kind),
         "latency_ms": {"p50": round(pct(50)), "p95": round(pct(95)), "max": round(lat_ms[-1]) if lat_ms else 0},
         "latency_frames": {"p50": round(pct(50) * fps / 1000, 1), "p95": round(pct(95) * fps / 1000, 1),
                            "max": round((lat_ms[-1] if lat_ms else 0) * fps / 1000, 1)},
-        "_phantoms": phantoms, "_missed": missed, "_wrong": wrong,
+        "_phantoms": phantoms, "_missed": missed, "_wrong": wrong, "_wrong_kind": wrong_kind,
     }
 
 
@@ -289,7 +289,7 @@ def main(args: argparse.Namespace) -> int:
     result["deck"] = args.deck
     if real is not None:
         result["real"] = real.summary()
-    details = {k: result.pop(k) for k in ("_phantoms", "_missed", "_wrong")}
+    details = {k: result.pop(k) for k in ("_phantoms", "_missed", "_wrong", "_wrong_kind")}
     if args.json:
         print(json.dumps(result))
     else:
