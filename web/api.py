@@ -236,7 +236,7 @@ def take_seat() -> Any:
 def _jumped_in(me: str, state: dict) -> Any:
     """"That card was mine": at a camera table playing jump-in, the card the camera credited to
     the player on turn was slapped down by this phone's player (with no camera, that phone
-    lays it itself). The referee takes the play back and stores it as this player's."""
+    lays it itself). The referee stores one correction: that play was this player's."""
     if table_mode() != "camera":
         return refuse(403, "with no camera, tap Jump in to lay the card yourself", "err.claim_no_camera")
     if not (state.get("rules") or {}).get("jump_in"):

@@ -82,7 +82,7 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
     out["teams"] = out["teams"] or []
     out["out"] = out["out"] or []
     out["turn_clock"] = turn_clock
-    out["jump_claim"] = jump_claim  # a card on its twin credited to the player on turn (Referee.jump_claim)
+    out["jump_claim"] = jump_claim  # a card just laid on its twin, and whom it counts for (Referee.jump_claim)
     notices = []
     public: list[dict] = []
     for notice in reversed(state.get("notices") or ()):  # the last 30 public ones, newest last
