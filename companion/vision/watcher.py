@@ -662,8 +662,10 @@ class Watcher:
             # Laid squarely, it may change nothing in the small picture: then the top card's
             # face at full resolution says whether to look, and only a sure reading of a name
             # the top card was not itself read as counts (the same card read again is no card).
+            # (And on the next still frame, when the card beneath seen again asked for a second
+            # reading: a card laid squarely taken back changes nothing there either.)
             top = zone.pile[-1] if zone.pile else None
-            if visited and top is not None:
+            if (visited or zone.attempts) and top is not None:
                 faint = count >= self.faint_change * need
                 if faint or self._face_changed(top):
                     best = self._pick(self._detect(frame, "discard"), change, zone.pile)

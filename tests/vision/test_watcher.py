@@ -277,6 +277,25 @@ def test_watcher_sees_a_twin_laid_a_little_up_on_a_pile_of_its_colour():
     assert [e["card"] for e in _watch_pile(frames, camera=_soft_webcam)[0]] == ["yellow_6", "yellow_1", "yellow_1"]
 
 
+def test_watcher_sees_a_card_laid_squarely_on_one_of_its_colour_taken_back():
+    # The red 9 laid squarely on the red 5 is taken back: the small picture does not change
+    # either, and the red 5 read again asks for a second reading, which the next still frame
+    # never gave (nothing had visited it since): the take-back went unseen.
+    frames, lay, _, add, tv = _pile_session()
+    lay("red_5", 0, 0, 5)
+    lay("red_9", 0, 0, 8)
+    seat, (cx, cy) = tv._seat_point(0, 4), tv.pile_centre
+    add(tv._reach(seat, (cx, cy + 40), lambda pm, u: [], 0.6))
+    tv.pile.pop()
+    tv._touch()
+    add(tv._reach((cx, cy + 40), seat, lambda pm, u: [], 0.6, seat=seat))
+    add(tv._idle(1.5))
+    lay("blue_5", 0, 0, 6)
+    events = _watch_pile(frames)[0]
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "red_5"), ("lay", "red_9"), ("take_back", None), ("lay", "blue_5")]
+
+
 def test_watcher_a_hand_over_the_pile_does_not_make_a_misread_top_card_a_new_card():
     # The top card, read again after a hand went over it, is misread as a red 9: the card's
     # face did not change, so nothing was laid.
