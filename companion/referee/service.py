@@ -284,15 +284,7 @@ class Referee:
             before = self._state if table is self._table else None
             notices = table.push(event)
             if accepted:  # a refused event changes nothing, the claim included
-                opened = self._open_claim
-                self._claim = _jump_claim(table, event, before, self._claim)
-                if self._claim is not None and not self._claim["jumped"]:
-                    self._open_claim = self._claim
-                elif (event.get("type") == "undo" and opened is not None and table.in_effect
-                        and table.in_effect[-1] == opened["event"]):
-                    self._claim = opened  # the claim taken back: the card may be claimed again
-                elif self._claim is None:
-                    self._open_claim = None
+                self._follow_claim(table, event, before)
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
@@ -309,6 +301,18 @@ class Referee:
             self._notify(notices)
             return _copy(notices)
 
+
+    def _follow_claim(self, table: Table, event: dict, before: dict | None) -> None:
+        """`jump_claim` after `event` was accepted at `table` (`before`: the state before it)."""
+        opened = self._open_claim
+        self._claim = _jump_claim(table, event, before, self._claim)
+        if self._claim is not None and not self._claim["jumped"]:
+            self._open_claim = self._claim
+        elif (event.get("type") == "undo" and opened is not None and table.in_effect
+                and table.in_effect[-1] == opened["event"]):
+            self._claim = opened  # the claim taken back: the card may be claimed again
+        elif self._claim is None:
+            self._open_claim = None
 
     def claim_jump_in(self, player: str, source: str = "",
                       request_id: str | None = None) -> tuple[list[dict], bool]:

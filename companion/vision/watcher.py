@@ -102,7 +102,7 @@ LAY_CHANGE = 0.5
 # FACE_SAME: a card laid squarely on one of its colour (a red 8 on a red 5, 3 degrees apart)
 # changes only its symbol, too little for the pile's small picture (not one pixel of it
 # changed), so after a hand went over the pile the top card's face is also compared at full
-# resolution (`Watcher._face_changed`). On the camera probe's rendered video the same card
+# resolution (`Watcher._faces_differ`). On the camera probe's rendered video the same card
 # matched itself at 0.97-1.0 between frames, the red 8 over the red 5 at 0.73. Nearer the
 # same card, since a face taken for changed only costs one reading: the name must differ.
 # The same comparison tells a twin's coming where the small picture hardly changed
@@ -667,11 +667,12 @@ class Watcher:
             top = zone.pile[-1] if zone.pile else None
             if (visited or zone.attempts) and top is not None:
                 faint = count >= self.faint_change * need
-                if faint or self._face_changed(top):
+                face = self._face(top.box)
+                if faint or self._faces_differ(top.face, face):
                     best = self._pick(self._detect(frame, "discard"), change, zone.pile)
                     if best is not None and best.card != top.name and (faint or self._other_card(top, best)):
                         return self._settled(zone, best, feat, t, change)
-                    top.face = self._face(top.box)
+                    top.face = face
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.change_done()
             return []
@@ -856,10 +857,6 @@ class Watcher:
             return False
         around = now[h // 4 - h // 8:h - h // 4 + h // 8, w // 4 - w // 8:w - w // 4 + w // 8]
         return float(cv2.matchTemplate(around, middle, cv2.TM_CCOEFF_NORMED).max()) < FACE_SAME
-
-    def _face_changed(self, top: _PileCard) -> bool:
-        """Whether the top card's face changed since it was last seen."""
-        return self._faces_differ(top.face, self._face(top.box))
 
     def _face_came(self, before: np.ndarray | None, box: tuple[float, float, float, float],
                    plain: float = 0.0) -> bool:
