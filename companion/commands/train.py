@@ -34,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train the themed reader (UNO Flip's faces and the other themed cards, by whole name); "
                              "--images is then the number of piles its crops are cut from, and --model, --epochs, "
                              "--time and --batch default to its recipe")
-    parser.add_argument("--jobs", type=int, default=None, help="processes drawing the colour or themed reader's scenes")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="processes drawing the scenes of the colour, themed or card reader (the card reader's "
+                             "then drawn in memory, not written out as the finder's scene folder first)")
     parser.add_argument("--light", type=float, default=None,
                         help="reader only: the share of scenes cut under a random camera and light "
                              "(default 0, as the shipped reader was trained)")
@@ -42,7 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="reader only: the share of scenes that also give a card lying face down, "
                              "as no card (default 0)")
     parser.add_argument("--composites", type=Path, default=None,
-                        help="licensed real composites for the reader (default ../shared/data/uno-cards-composites)")
+                        help="licensed real composites for the reader (default ../shared/data/uno-cards-composites), "
+                             "or the crops --cut-composites wrote")
+    parser.add_argument("--cut-composites", type=Path, default=None, metavar="OUT",
+                        help="write the composites' reader crops (drawn with --seed) to OUT and stop: the reader can "
+                             "then train on a machine the composites are not on (--composites OUT)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -60,6 +66,17 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--backs is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
         raise UsageError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.cut_composites is not None:
+        from companion.synth.cardcrops import cut_composites
+        from companion.synth.train import COMPOSITES
+
+        source = args.composites or COMPOSITES
+        if not (source / "images").is_dir():
+            raise UsageError(f"no composites at {source} (a folder with images/ and labels/)")
+        print(f"{cut_composites(source, args.cut_composites, args.seed)} composite crops -> {args.cut_composites}")
+        return 0
     from companion.vision.training_stack import require_training
 
     require_training("training")  # after the checks above: a bad flag is said first
@@ -94,7 +111,7 @@ def main(args: argparse.Namespace) -> int:
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
                               hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch),
                               light=r.light if args.light is None else args.light,
-                              backs=r.backs if args.backs is None else args.backs)
+                              backs=r.backs if args.backs is None else args.backs, jobs=args.jobs or r.jobs)
         train_reader(reader)
         return 0
     recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,

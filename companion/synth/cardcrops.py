@@ -155,39 +155,49 @@ def _covered(a, b) -> float:
 
 def scene_crops(images: Path, labels: Path, rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3,
                 corners: float = 0.5, light: float = 0.0, backs: float = 0.0) -> Iterator[tuple[str, np.ndarray]]:
-    """(symbol, crop) for every labelled card of a YOLO scene folder (and, for some, a
-    close-up cut off by the picture's edge, or the square around one corner index of a card
-    lying square to the picture), plus background crops. A share `light` of the scenes is
-    first seen by a random camera under a random light (`lit_scene`); a share `backs` also
-    gives a card lying face down somewhere on it, as "none" (`face_down_crop`)."""
+    """(symbol, crop) for every labelled card of a YOLO scene folder (`crops_of_scene` of each
+    scene, in file order)."""
     for img_path in sorted(images.glob("*.jpg")):
         img = cv2.imread(str(img_path))
         if img is None:
             continue
         h, w = img.shape[:2]
         boxes = _yolo_boxes(labels / f"{img_path.stem}.txt", w, h)
-        if rnd.random() < light:
-            img = lit_scene(img, [box for _, box in boxes], rnd)
-        for i, (c, box) in enumerate(boxes):
-            # Labels list the top card first; a card mostly under another one (a fanned
-            # hand's corner) would teach the reader the upper card's face under its name.
-            if any(_covered(box, above) > 0.3 for _, above in boxes[:i]):
-                continue
-            yield symbol_of(CARD_NAMES[c]), crop_square(img, box, _jitter_margin(rnd))
-            if rnd.random() < close_ups:
-                yield symbol_of(CARD_NAMES[c]), crop_square(img, _close_up(box, rnd), 0.0)
-            if rnd.random() < corners and _upright(box):
-                corner = _index_corner(box, rnd)
-                if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
-                    yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
-        if backs and rnd.random() < backs:  # no draw when off: older recipes cut the same crops
-            yield NONE, face_down_crop(img, [box for _, box in boxes], rnd)
-        if rnd.random() < negatives:
-            # "none" only where no card shows: not even a small card inside the window.
-            empty = empty_window(w, h, rnd, 0.6, lambda cand: all(
-                box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes))
-            if empty is not None:
-                yield NONE, crop_square(img, empty, 0.0)
+        yield from crops_of_scene(img, boxes, rnd, negatives, close_ups, corners, light, backs)
+
+
+def crops_of_scene(img: np.ndarray, boxes: "list[tuple[int, tuple[float, float, float, float]]]",
+                   rnd: random.Random, negatives: float = 0.35, close_ups: float = 0.3, corners: float = 0.5,
+                   light: float = 0.0, backs: float = 0.0) -> Iterator[tuple[str, np.ndarray]]:
+    """(symbol, crop) for every labelled card of one scene (boxes: class, pixel box; the top
+    card first), and for some a close-up cut off by the picture's edge, or the square around
+    one corner index of a card lying square to the picture, plus background crops. With
+    chance `light` the scene is first seen by a random camera under a random light
+    (`lit_scene`); with chance `backs` it also gives a card lying face down somewhere on it,
+    as "none" (`face_down_crop`)."""
+    h, w = img.shape[:2]
+    if rnd.random() < light:
+        img = lit_scene(img, [box for _, box in boxes], rnd)
+    for i, (c, box) in enumerate(boxes):
+        # Labels list the top card first; a card mostly under another one (a fanned
+        # hand's corner) would teach the reader the upper card's face under its name.
+        if any(_covered(box, above) > 0.3 for _, above in boxes[:i]):
+            continue
+        yield symbol_of(CARD_NAMES[c]), crop_square(img, box, _jitter_margin(rnd))
+        if rnd.random() < close_ups:
+            yield symbol_of(CARD_NAMES[c]), crop_square(img, _close_up(box, rnd), 0.0)
+        if rnd.random() < corners and _upright(box):
+            corner = _index_corner(box, rnd)
+            if not any(_covered(corner, above) > 0.15 for _, above in boxes[:i]):
+                yield symbol_of(CARD_NAMES[c]), crop_square(img, corner, 0.0)
+    if backs and rnd.random() < backs:  # no draw when off: older recipes cut the same crops
+        yield NONE, face_down_crop(img, [box for _, box in boxes], rnd)
+    if rnd.random() < negatives:
+        # "none" only where no card shows: not even a small card inside the window.
+        empty = empty_window(w, h, rnd, 0.6, lambda cand: all(
+            box_iou(cand, b) < 0.05 and _covered(b, cand) < 0.03 for _, b in boxes))
+        if empty is not None:
+            yield NONE, crop_square(img, empty, 0.0)
 
 
 def face_down_crop(img: np.ndarray, boxes: "list[tuple[float, float, float, float]]",
@@ -269,6 +279,32 @@ def composite_crops(root: Path, rnd: random.Random) -> Iterator[tuple[str, np.nd
             yield COMPOSITE_SYMBOLS[c], crop_square(img, card, _jitter_margin(rnd))
 
 
+def cut_composites(root: Path, out: Path, seed: int = 0, val_share: float = 0.05, webcam_share: float = 0.35) -> int:
+    """Write the composites' crops as the reader trains on them (`composite_crops`, then
+    `_as_trained`, drawn with `seed`) as a classification folder (train/<symbol>/,
+    val/<symbol>/) under `out`, which `write_reader_dataset` takes in as it is: the reader can
+    then train where the composites are not. Returns how many."""
+    rnd = random.Random(seed)
+    n = 0
+    for symbol, crop in composite_crops(Path(root), rnd):
+        split = "val" if rnd.random() < val_share else "train"
+        folder = Path(out) / split / symbol
+        folder.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / f"c{n:06d}.jpg"), _as_trained(crop, rnd, webcam_share), [cv2.IMWRITE_JPEG_QUALITY, 93])
+        n += 1
+    return n
+
+
+def _as_trained(crop: np.ndarray, rnd: random.Random, webcam_share: float) -> np.ndarray:
+    """A crop as the reader trains on it: some with a cheap webcam's look, and turned."""
+    if rnd.random() < webcam_share:
+        crop = webcam_look(crop, rnd)
+    # A card turned a quarter or half turn is the same card (unlike a mirrored one): cards
+    # held upside down, or lying sideways, are common and read by their upright corner
+    # index and the 6/9 underline.
+    return np.ascontiguousarray(np.rot90(crop, rnd.choices((0, 1, 2, 3), (0.4, 0.15, 0.3, 0.15))[0]))
+
+
 def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: int = 0, val_share: float = 0.05,
                        progress: Callable[[int], None] | None = None, webcam_share: float = 0.35,
                        glyphs: int = 3000, light: float = 0.0, backs: float = 0.0) -> Path:
@@ -282,22 +318,81 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
             (out / split / cls).mkdir(parents=True, exist_ok=True)
     sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light, backs=backs),
                scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light, backs=backs)]
-    if composites is not None and (composites / "images").is_dir():
-        sources.append(composite_crops(composites, rnd))
-    if glyphs:
-        sources.append(glyph_crops(glyphs, rnd))
+    sources += _other_sources(composites, glyphs, rnd)
     n = 0
     for source in sources:
         for symbol, crop in source:
             split = "val" if rnd.random() < val_share else "train"
-            if rnd.random() < webcam_share:
-                crop = webcam_look(crop, rnd)
-            # A card turned a quarter or half turn is the same card (unlike a mirrored one):
-            # cards held upside down, or lying sideways, are common and read by their
-            # upright corner index and the 6/9 underline.
-            crop = np.ascontiguousarray(np.rot90(crop, rnd.choices((0, 1, 2, 3), (0.4, 0.15, 0.3, 0.15))[0]))
+            crop = _as_trained(crop, rnd, webcam_share)
             cv2.imwrite(str(out / split / symbol / f"{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
             n += 1
             if progress:
                 progress(n)
+    return out
+
+
+def _other_sources(composites: Path | None, glyphs: int, rnd: random.Random) -> list[Iterator[tuple[str, np.ndarray]]]:
+    """The crops besides the scenes': the composites' (when there) and rendered corner glyphs."""
+    sources = []
+    if composites is not None and composites.is_dir():
+        sources.append(composite_crops(composites, rnd))
+    if glyphs:
+        sources.append(glyph_crops(glyphs, rnd))
+    return sources
+
+
+_BANKS: dict[int, object] = {}
+
+
+def _reader_scene_batch(seed: int, start: int, count: int, light: float, backs: float,
+                        webcam_share: float) -> list[tuple[str, bytes]]:
+    """(symbol, JPEG bytes) of the crops of scenes start..start+count-1, drawn in memory (one
+    process's share of `write_reader_dataset`). Each scene goes through the JPEG the scene
+    files of `write_crop_dataset` are saved with, so both cut the same kind of crop."""
+    from companion.synth.scenes import FaceBank, make_scene
+
+    if seed not in _BANKS:
+        _BANKS[seed] = FaceBank(seed=seed)
+    out = []
+    for i in range(start, start + count):
+        rng = np.random.default_rng(seed * 1_000_003 + i)
+        rnd = random.Random(seed * 1_000_003 + 50_000_000 + i)
+        img, labels = make_scene(rng, _BANKS[seed])  # type: ignore[arg-type]
+        img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1], cv2.IMREAD_COLOR)
+        h, w = img.shape[:2]
+        boxes = [(c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
+                 for c, x, y, bw, bh in labels]
+        for symbol, crop in crops_of_scene(img, boxes, rnd, light=light, backs=backs):
+            ok, buf = cv2.imencode(".jpg", _as_trained(crop, rnd, webcam_share), [cv2.IMWRITE_JPEG_QUALITY, 93])
+            out.append((symbol, buf.tobytes()))
+    return out
+
+
+def write_reader_dataset(out: Path, scenes: int, seed: int, composites: Path | None, jobs: int = 1,
+                         val_share: float = 0.05, progress: Callable[[int], None] | None = None,
+                         webcam_share: float = 0.35, glyphs: int = 3000, light: float = 0.0,
+                         backs: float = 0.0) -> Path:
+    """`write_crop_dataset`'s crops, with the scenes drawn in memory on `jobs` processes
+    instead of read from a scene folder (the same data for any `jobs`): for a machine with
+    many cores, where writing the scenes out first would take longer than training."""
+    from companion.synth.classfolder import write_class_folder
+
+    import shutil
+
+    out = Path(out)
+    write_class_folder(out, SYMBOL_CLASSES, scenes, seed, _reader_scene_batch, (light, backs, webcam_share),
+                       val_share, jobs, progress)
+    if composites is not None and (composites / "train").is_dir():  # crops `cut_composites` wrote
+        for path in sorted(composites.glob("*/*/*.jpg")):
+            if path.parent.parent.name in ("train", "val") and path.parent.name in SYMBOL_CLASSES:
+                shutil.copy2(path, out / path.parent.parent.name / path.parent.name / path.name)
+        composites = None
+    rnd = random.Random(seed)
+    n = 0
+    for source in _other_sources(composites, glyphs, rnd):
+        for symbol, crop in source:
+            split = "val" if rnd.random() < val_share else "train"
+            crop = _as_trained(crop, rnd, webcam_share)
+            cv2.imwrite(str(out / split / symbol / f"x{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
+            n += 1
     return out

@@ -184,16 +184,38 @@ class ReaderRecipe:
     # The share of scenes that also give a card lying face down as "none" (cardcrops.
     # face_down_crop). 0 as the readers up to stage 13 were trained.
     backs: float = 0.0
+    # Processes drawing the scenes in memory (`cardcrops.write_reader_dataset`, a machine with
+    # many cores). 0 as every shipped reader up to stage 15: the finder's scene folder is
+    # written first and cut (stages could share it with a finder run).
+    jobs: int = 0
 
 
 def generate_reader(recipe: ReaderRecipe) -> Path:
     from ultralytics.utils import TQDM
 
-    from companion.synth.cardcrops import write_crop_dataset
+    from companion.synth.cardcrops import write_crop_dataset, write_reader_dataset
 
-    scenes = generate(Recipe(work=recipe.work, images=recipe.images, val_images=recipe.val_images, seed=recipe.seed))
     out = recipe.work / "reader-data"
     composites = recipe.composites if recipe.composites and recipe.composites.is_dir() else None
+    if recipe.jobs:
+        def draw() -> None:
+            if recipe.composites and composites is None:
+                print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
+            bar = TQDM(desc="crops", unit="img")
+            last = [0]
+
+            def progress(n: int) -> None:
+                bar.update(n - last[0])
+                last[0] = n
+
+            write_reader_dataset(out, recipe.images + recipe.val_images, recipe.seed, composites, jobs=recipe.jobs,
+                                 progress=progress, light=recipe.light, backs=recipe.backs)
+            bar.close()
+
+        _once(out, f"mem{recipe.images + recipe.val_images}-{recipe.seed}-{int(composites is not None)}"
+                   f"-light{recipe.light}-backs{recipe.backs}", draw)
+        return out
+    scenes = generate(Recipe(work=recipe.work, images=recipe.images, val_images=recipe.val_images, seed=recipe.seed))
 
     def write() -> None:
         if recipe.composites and composites is None:

@@ -82,6 +82,22 @@ def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypa
     assert seen[-1].backs == 0.0
     assert run(["--reader", "--work", str(tmp_path), "--backs", "0.3"]) == 0
     assert seen[-1].backs == 0.3  # three scenes in ten also give a card lying face down
+    assert seen[-1].jobs == 0  # the scene folder first, as the shipped readers up to stage 15
+    assert run(["--reader", "--work", str(tmp_path), "--jobs", "16"]) == 0
+    assert seen[-1].jobs == 16  # scenes drawn in memory on 16 processes
+
+
+def test_train_cli_refuses_no_processes_and_cutting_composites_that_are_not_there(tmp_path, capsys):
+    from companion.commands import train as command
+    from companion.errors import UsageError
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    with pytest.raises(UsageError, match="--jobs must be at least 1"):
+        command.main(parser.parse_args(["--reader", "--jobs", "0"]))
+    with pytest.raises(UsageError, match="no composites at"):
+        command.main(parser.parse_args(["--reader", "--composites", str(tmp_path), "--cut-composites", str(tmp_path / "out")]))
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_card_lying_face_down_is_cut_as_no_card(tmp_path):

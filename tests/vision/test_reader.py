@@ -2,6 +2,7 @@
 import random
 import shutil
 from collections import Counter
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -214,6 +215,42 @@ def test_write_crop_dataset_makes_a_classification_folder(tmp_path):
     assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
 
 
+def test_reader_crops_drawn_in_memory_are_the_same_on_any_number_of_processes(tmp_path):
+    # A machine with many cores draws the scenes on every one: the data must not depend on how many.
+    from companion.synth.cardcrops import write_reader_dataset
+
+    def crops(jobs: int) -> dict[str, bytes]:
+        out = write_reader_dataset(tmp_path / f"jobs{jobs}", 6, 5, None, jobs=jobs, glyphs=4, backs=0.5)
+        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.glob("*/*/*.jpg"))}
+
+    one = crops(1)
+    assert one == crops(2)
+    classes = {Path(k).parts[1] for k in one}
+    assert len(one) >= 10 and classes <= set(SYMBOL_CLASSES) and len(classes - {"none"}) >= 3
+
+
+def test_cut_composites_travel_as_crops_the_in_memory_writer_takes_in(shared_dir, tmp_path):
+    # The composites are not on a GPU machine: their crops are cut here, carried, and taken in as
+    # they are (not turned or washed out a second time).
+    from companion.synth.cardcrops import cut_composites, write_reader_dataset
+
+    src = shared_dir / "data" / "uno-cards-composites"
+    if not (src / "images").is_dir():
+        pytest.skip("no composites beside the repo")
+    sub = tmp_path / "comp"
+    (sub / "images").mkdir(parents=True)
+    (sub / "labels").mkdir()
+    for img in sorted((src / "images").glob("*.jpg"))[:2]:
+        (sub / "images" / img.name).symlink_to(img)
+        (sub / "labels" / f"{img.stem}.txt").symlink_to(src / "labels" / f"{img.stem}.txt")
+    n = cut_composites(sub, tmp_path / "cut", seed=3, val_share=0.0)
+    cut = sorted((tmp_path / "cut").glob("train/*/*.jpg"))
+    assert n == len(cut) >= 2 and {p.parent.name for p in cut} <= set(SYMBOL_CLASSES)
+    out = write_reader_dataset(tmp_path / "data", 2, 3, tmp_path / "cut", glyphs=0)
+    for path in cut:
+        assert (out / "train" / path.parent.name / path.name).read_bytes() == path.read_bytes()
+
+
 def test_glyph_crops_hold_a_corner_index_and_little_else(tmp_path):
     # A close-up's box around the corner's 6 (real webcam frames): the crop is the white
     # index on the card's colour, labelled with the card's symbol, and it lands in the
@@ -354,3 +391,4 @@ def test_a_reader_exports_with_a_batch_axis_and_reads_the_same(reader, tmp_path)
     exported = CardReader(onnx)
     assert exported._batch is None
     assert exported.probabilities(crops) == pytest.approx(CardReader(weights).probabilities(crops), abs=1e-3)
+
