@@ -41,6 +41,9 @@ class Submitter(Protocol):
 # about 15 s; the pile taken as covered longer than this means the watcher is stuck (light it
 # could not follow) and sees no card laid: worth a line.
 PILE_HIDDEN_SAY_S = 20.0
+# A camera that sends a grey picture (a night mode) shows cards whose colour cannot be read; they
+# are not named. Said while that was seen within this long (a status line comes every 30 s or so).
+COLOURLESS_SAY_S = 60.0
 
 
 @dataclass
@@ -55,6 +58,8 @@ class VisionStats:
     fps: float = 0.0  # frames processed per second, recent
     pile_hidden: float = 0.0  # seconds the discard pile has been out of the camera's sight
     detect_ms: float = 0.0  # mean time per processed frame, recent
+    t: float = 0.0  # the time of the last frame seen (the source's clock)
+    colourless_at: float | None = None  # when cards were last seen showing no colour (a grey picture)
 
 
 class VisionLoop:
@@ -97,6 +102,7 @@ class VisionLoop:
         self.clock = clock
         self.sleep = sleep
         self.stats = VisionStats()
+        self._colourless = 0  # the recognizer's count of cards seen without colour, as last seen
         self.source_status: SourceStatus | None = None
         self.source_name = ""
         self.finished = threading.Event()
@@ -206,6 +212,11 @@ class VisionLoop:
                 self.before_frame(frame)
             events = watcher.feed(frame.image, frame.t)
             self.stats.pile_hidden = float(getattr(watcher, "pile_hidden", 0.0))
+            self.stats.t = frame.t
+            colourless = int(getattr(getattr(watcher, "detector", None), "colourless_total", 0))
+            if colourless > self._colourless:  # the recognizer dropped cards it could not see the colour of
+                self.stats.colourless_at = frame.t
+            self._colourless = colourless
         except Exception:
             # One bad frame (or a recognizer hiccup) is logged, not fatal; no events from it.
             self.stats.errors += 1
@@ -439,6 +450,8 @@ class Companion:
                 camera += f" [vision stopped: {self.vision.error}]"
             if stats.pile_hidden >= PILE_HIDDEN_SAY_S and status is not None and status.state == "ok":
                 camera += f", the pile hidden for {stats.pile_hidden:.0f} s (something over it?)"
+            if stats.colourless_at is not None and stats.t - stats.colourless_at <= COLOURLESS_SAY_S:
+                camera += ", cards seen without colour (a black-and-white picture? a night mode?): not named"
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:

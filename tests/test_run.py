@@ -368,6 +368,28 @@ def test_status_line_says_when_the_pile_has_been_hidden_long() -> None:
     assert "hidden" not in companion.status_line()
 
 
+def test_status_line_says_when_cards_show_no_colour() -> None:
+    # A camera gone to its black-and-white night mode: cards are seen but not named; the console says why
+    class GreyWatcher(MarkWatcher):
+        def __init__(self) -> None:
+            super().__init__()
+            self.detector = SimpleNamespace(colourless_total=0)
+
+        def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+            self.detector.colourless_total += int(len(self.seen) in (2, 3))  # frames 2 and 3 grey
+            return super().feed(frame, t)
+
+    referee = FakeReferee()
+    loop = VisionLoop(referee, lambda: FlakySource([0] * 9, gone=set()), GreyWatcher)
+    loop.run()
+    companion = Companion(referee, vision=loop)
+    loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
+    assert loop.stats.colourless_at is not None and loop.stats.colourless_at < loop.stats.t
+    assert "cards seen without colour (a black-and-white picture? a night mode?): not named" in companion.status_line()
+    loop.stats.t = loop.stats.colourless_at + 61  # colour came back a minute ago: nothing to say
+    assert "without colour" not in companion.status_line()
+
+
 def _args(**given: Any) -> Any:
     import argparse
 

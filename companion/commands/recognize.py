@@ -39,7 +39,10 @@ def recognize(paths: list[str], detector) -> list[dict]:
         if frame is None:
             out.append({"image": path, "error": _unreadable(path)})
             continue
-        out.append({"image": path, "cards": [d.to_dict() for d in detector.detect(frame)]})
+        entry: dict[str, Any] = {"image": path, "cards": [d.to_dict() for d in detector.detect(frame)]}
+        if getattr(detector, "colourless", 0):
+            entry["colourless"] = detector.colourless  # cards seen, but their colour not: a grey picture
+        out.append(entry)
     return out
 
 
@@ -89,7 +92,9 @@ def main(args: argparse.Namespace) -> int:
             if "error" in r:
                 print(f"{r['image']}: error: {r['error']}", file=sys.stderr)
             elif not r["cards"]:
-                print(f"{r['image']}: no card found")
+                print(f"{r['image']}: no card found" + (
+                    ": what looks like a card shows no colour (a black-and-white picture?), and a card's "
+                    "colour cannot be read from it" if r.get("colourless") else ""))
             else:
                 found = ", ".join(f"{c['card']} ({c['confidence']:.2f})" for c in r["cards"])
                 print(f"{r['image']}: {found}")

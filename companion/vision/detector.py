@@ -113,6 +113,26 @@ def looks_like_a_wild(frame: np.ndarray, box: tuple[float, float, float, float])
     return pixels is not None and printed_colour(pixels) >= _WILD_MIN_PRINTED_COLOUR
 
 
+# A number or action whose box shows less colour than this (the 90th percentile of each pixel's
+# spread between its strongest and weakest channel, 0-255) is in a black-and-white picture (a
+# camera's night mode): its symbol reads, its colour would be a guess. Set between what a grey
+# picture gives (0: equal channels, through JPEG too) and the least colourful numbers and actions
+# of 150 rendered scenes under the colour reader's random cameras and lights, then darkened by
+# gamma 1.6 and half the exposure (5 at least; 13 as lit). Not by brightness or saturation: in
+# a dark frame the ink is dark but still coloured (a bar on printed colour lost set-b's frames
+# under gamma 1.6: 692 -> 631 of 702).
+_MIN_COLOUR_SPREAD = 3
+
+
+def shows_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+    """Whether the box's picture carries colour at all (not a black-and-white picture's)."""
+    pixels = _box_pixels(frame, box)
+    if pixels is None:
+        return True  # too small to tell: the readers decide
+    spread = pixels.max(axis=2).astype(np.int16) - pixels.min(axis=2)
+    return float(np.percentile(spread, 90)) >= _MIN_COLOUR_SPREAD
+
+
 def recolour(name: str, pixel_colour: str | None) -> str:
     """The model's card name with its colour replaced by the pixels' colour (wilds kept)."""
     card = parse_card(name)
@@ -208,6 +228,10 @@ class YoloDetector:
         # photo's light to the next.
         self.remember_light = remember_light
         self._light: np.ndarray | None = None
+        # Numbers and actions read in the last frame but dropped for showing no printed colour (a
+        # black-and-white picture): the caller can say why no card was found.
+        self.colourless = 0
+        self.colourless_total = 0  # the same, over every frame read
         # The vision thread and the host page's calibration share the model: one at a time.
         self._lock = threading.RLock()
 
@@ -253,6 +277,7 @@ class YoloDetector:
 
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]
+        self.colourless = 0
         # One camera under one light (`remember_light`): a cast the last frame needed taken off is
         # taken off before the first look, so a warm table costs one look a frame, not two.
         remembered = self._light is not None
@@ -310,6 +335,10 @@ class YoloDetector:
                     continue
                 if symbol in CARD_NAMES and not looks_like_a_wild(frame, box):
                     continue  # a black thing that is not a card
+                if symbol not in CARD_NAMES and not shows_colour(frame, box):
+                    self.colourless += 1  # a black-and-white picture: the colour cannot be read
+                    self.colourless_total += 1
+                    continue
                 top = self._names(symbols[i], names, colours.get(i), det_name)
                 if not top:
                     continue
@@ -485,4 +514,4 @@ class FakeDetector:
 
 
 __all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
-           "looks_like_a_wild", "calm_onnx_session", "COLORS"]
+           "looks_like_a_wild", "shows_colour", "calm_onnx_session", "COLORS"]

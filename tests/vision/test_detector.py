@@ -330,6 +330,7 @@ def _reading_detector(symbol: str, box) -> YoloDetector:
     detector.colour_reader, detector.calibration, detector.learn_colours = default_colour_reader(), None, False
     detector._lock = threading.RLock()
     detector._find = lambda frame: [(box, None, 0.9)]
+    detector.colourless_total = 0
     return detector
 
 
@@ -346,6 +347,27 @@ def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
     cv2.ellipse(wall, (320, 240), (90, 130), 0, 0, 360, (30, 32, 35), -1)
     cv2.ellipse(wall, (320, 240), (50, 90), 0, 0, 360, (60, 62, 66), -1)
     assert _reading_detector(name, (200.0, 90.0, 440.0, 390.0))._detect_and_read(wall) == []
+
+
+@pytest.mark.parametrize("name", ["red_7", "yellow_skip", "green_draw_two", "blue_0"])
+def test_a_card_in_a_black_and_white_picture_is_not_named(name):
+    # A camera in its night mode sends grey frames: the symbol still reads, the colour cannot,
+    # and a guessed colour would call an honest play illegal. So the card is not named, and the
+    # detector says why (recognize and the console tell the user).
+    table, box = _card_on_table(name, "modern")
+    detector = _reading_detector(name.split("_", 1)[1], box)
+    assert [d.card for d in detector._detect_and_read(table)] == [name]
+    assert detector.colourless == 0
+    grey = cv2.cvtColor(cv2.cvtColor(table, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    assert detector._detect_and_read(grey) == []
+    assert detector.colourless == 1 and detector.colourless_total == 1
+    washed = (table.astype(np.float32) * 0.35 + cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)[..., None] * 0.65)
+    assert [d.card for d in detector._detect_and_read(washed.astype(np.uint8))] == [name]  # faint colour still counts
+    from companion.vision.photometric import apply_shift
+
+    dark = (apply_shift("gamma 1.6", table) * 0.2).astype(np.uint8)  # a dim room: dark ink is still ink
+    assert [d.card for d in detector._detect_and_read(dark)] == [name]
+    assert detector.colourless == 0 and detector.colourless_total == 1
 
 
 @pytest.mark.parametrize("weak_box, found", [

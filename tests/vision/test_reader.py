@@ -183,16 +183,22 @@ def test_write_crop_dataset_cuts_lit_scenes_under_their_own_labels(tmp_path):
     assert 2 <= len(list((out / "train" / "5").glob("*.jpg"))) <= 4
 
 
-def test_composite_crops_name_real_corners_by_value(shared_dir, tmp_path):
+def _composites_sample(shared_dir: Path, tmp_path: Path, count: int) -> Path:
+    """The first `count` licensed composites (pictures and labels) in a folder of their own."""
     src = shared_dir / "data" / "uno-cards-composites"
     if not (src / "images").is_dir():
         pytest.skip("no composites beside the repo")
     sub = tmp_path / "comp"
     (sub / "images").mkdir(parents=True)
     (sub / "labels").mkdir()
-    for img in sorted((src / "images").glob("*.jpg"))[:3]:
+    for img in sorted((src / "images").glob("*.jpg"))[:count]:
         (sub / "images" / img.name).symlink_to(img)
         (sub / "labels" / f"{img.stem}.txt").symlink_to(src / "labels" / f"{img.stem}.txt")
+    return sub
+
+
+def test_composite_crops_name_real_corners_by_value(shared_dir, tmp_path):
+    sub = _composites_sample(shared_dir, tmp_path, 3)
     expected = []
     for lab in sorted((sub / "labels").glob("*.txt")):
         expected += [COMPOSITE_SYMBOLS[int(line.split()[0])] for line in lab.read_text().split("\n") if line.strip()]
@@ -234,15 +240,7 @@ def test_cut_composites_travel_as_crops_the_in_memory_writer_takes_in(shared_dir
     # they are (not turned or washed out a second time).
     from companion.synth.cardcrops import cut_composites, write_reader_dataset
 
-    src = shared_dir / "data" / "uno-cards-composites"
-    if not (src / "images").is_dir():
-        pytest.skip("no composites beside the repo")
-    sub = tmp_path / "comp"
-    (sub / "images").mkdir(parents=True)
-    (sub / "labels").mkdir()
-    for img in sorted((src / "images").glob("*.jpg"))[:2]:
-        (sub / "images" / img.name).symlink_to(img)
-        (sub / "labels" / f"{img.stem}.txt").symlink_to(src / "labels" / f"{img.stem}.txt")
+    sub = _composites_sample(shared_dir, tmp_path, 2)
     n = cut_composites(sub, tmp_path / "cut", seed=3, val_share=0.0)
     cut = sorted((tmp_path / "cut").glob("train/*/*.jpg"))
     assert n == len(cut) >= 2 and {p.parent.name for p in cut} <= set(SYMBOL_CLASSES)

@@ -49,6 +49,25 @@ def test_recognize_cli_plain_prints_a_line_per_image(tmp_path, capsys, fake_mode
     assert out.err.splitlines() == [f"{tmp_path / 'gone.png'}: error: no such file"]  # errors apart
 
 
+def test_recognize_cli_says_why_a_black_and_white_picture_names_no_card(tmp_path, capsys, monkeypatch):
+    class Grey(FakeDetector):
+        def detect(self, frame):
+            self.colourless = 1 if frame.std(axis=2).max() == 0 else 0  # a card seen, its colour not
+            return [] if self.colourless else super().detect(frame)
+
+    monkeypatch.setattr(companion.vision.detector, "YoloDetector", lambda *a, **k: Grey([Detection("red_5", 0.97, (1, 2, 3, 4))]))
+    grey = _image(tmp_path)
+    colour = str(tmp_path / "colour.png")
+    cv2.imwrite(colour, np.full((24, 32, 3), (0, 0, 200), np.uint8))
+    assert cli_main(["recognize", grey, colour]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{grey}: no card found: what looks like a card shows no colour (a black-and-white picture?), "
+        "and a card's colour cannot be read from it",
+        f"{colour}: red_5 (0.97)"]
+    assert cli_main(["recognize", "--json", grey]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"image": grey, "cards": [], "colourless": 1}]
+
+
 def test_recognize_cli_fails_only_when_every_image_failed(tmp_path, capsys, fake_model):
     assert cli_main(["recognize", "--json", str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")]) == 2
     assert [e["error"] for e in json.loads(capsys.readouterr().out)] == ["no such file"] * 2
