@@ -781,15 +781,44 @@ class Watcher:
         straight) rather than a second card of its name laid. Where the top card lay and the
         new box does not reach, a moved card leaves the pile as it was before the card came;
         a second card leaves the first one showing there, as in the last settled picture.
-        The likelier of the two pictures wins; with no such place to look at, it is a new card."""
+        The likelier of the two pictures wins. Where that place is small or none (the new box
+        holds the old one: a card turned where it lay grows its box round where it was, as
+        does a second card laid across the first), the first card's corners tell
+        (`_corners_gone`); with neither to look at, it is a new card."""
         if top.before is None or top.box is None:
             return False
         uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
-        if int(uncovered.sum()) < 4:  # under a 2x2 patch of work pixels: noise, not a place
-            return False  # the new card hides where the old one lay: nothing tells them apart
-        gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
-        still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
-        return gone < still
+        if int(uncovered.sum()) >= 4:  # a 2x2 patch of work pixels at least: a place, not noise
+            gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
+            still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
+            if gone < still:
+                return True
+        return self._corners_gone(zone, top)
+
+    def _corners_gone(self, zone: _ZoneState, top: _PileCard) -> bool:
+        """Whether the top card's corners have all left where they were: each corner of its box
+        where it showed (its `mark` in the corner's square inside the box), compared at full resolution with
+        the last settled picture. A second card laid across it leaves a corner or more showing
+        as it was (a card covering all four would hide it whole); the card turned or pushed
+        leaves none. Fewer than two such corners (a card lying aslant has none in its box's
+        corners): nothing tells, and it is no move."""
+        if top.mark is None or top.box is None or zone.ref_frame is None:
+            return False
+        x1, y1, x2, y2 = top.box
+        side = 0.5 * min(x2 - x1, y2 - y1)  # a corner's white edge and what lies beyond it
+        seen = gone = 0
+        for cx, cy, ix, iy in ((x1, y1, 1, 1), (x2, y1, -1, 1), (x1, y2, 1, -1), (x2, y2, -1, -1)):
+            inside = (min(cx, cx + ix * side / 2), min(cy, cy + iy * side / 2),
+                      max(cx, cx + ix * side / 2), max(cy, cy + iy * side / 2))
+            if not (top.mark & self._box_mask(inside)).any():
+                continue  # the card did not show there (it lies aslant in its box)
+            corner = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+            before, now = self._face(corner, zone.ref_frame), self._face(corner)
+            if before is None or now is None:
+                continue
+            seen += 1
+            gone += self._faces_differ(before, now, FACE_STRUCTURE)  # plain table both times: stayed
+        return seen >= 2 and gone == seen
 
     def _camera_moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card's box moved with the whole picture: the camera was bumped, and

@@ -335,6 +335,28 @@ def test_watcher_a_card_moved_from_the_edge_of_the_pile_is_one_card():
     assert [e["type"] for e in scene.events] == ["lay"]
 
 
+@pytest.mark.parametrize("turns", [(45,), (120, 165)])
+def test_watcher_the_top_card_turned_where_it_lies_is_no_second_card(turns):
+    # A player straightens the pile: the top card, turned about its middle, grows its box round
+    # where it lay, so no part of the old box is left to compare; its corners have all left
+    # where they were. (It was laid again once per turn.)
+    scene = Scene()
+    scene.show([])
+    scene.show([("yellow_3", 300, 175, 10)])
+    assert [e["card"] for e in scene.show([("yellow_3", 300, 175, 10), ("green_skip", 365, 190, 0)])] == ["green_skip"]
+    for angle in turns:
+        assert scene.show([("yellow_3", 300, 175, 10), ("green_skip", 365, 190, angle)]) == []
+    assert [e["type"] for e in scene.events] == ["lay", "lay"]
+
+
+def test_watcher_a_second_card_laid_across_the_first_at_its_middle_is_a_lay():
+    # The same box as a turn, but the first card's corners still show beyond the second one.
+    scene = Scene()
+    scene.show([])
+    scene.show([("green_skip", 365, 190, 0)])
+    assert [e["card"] for e in scene.show([("green_skip", 365, 190, 0), ("green_skip", 365, 190, 45)])] == ["green_skip"]
+
+
 def test_watcher_a_top_card_boxed_10_px_off_after_the_pile_beneath_moved_is_not_laid_again():
     # The card beneath the top card is pushed straight; the top card stays, and the
     # recognizer, looking again, boxes it 10 px off (a real recognizer's box wanders that much
