@@ -126,10 +126,16 @@ _MIN_COLOUR_SPREAD = 3
 
 def shows_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> bool:
     """Whether the box's picture carries colour at all (not a black-and-white picture's)."""
+    import cv2
+
     pixels = _box_pixels(frame, box)
     if pixels is None:
         return True  # too small to tell: the readers decide
-    spread = pixels.max(axis=2).astype(np.int16) - pixels.min(axis=2)
+    # at most 32 px a side (a card's inks are large; a frame of ten boxes must not wait on this)
+    h, w = pixels.shape[:2]
+    scale = min(1.0, 32 / max(h, w))
+    small = cv2.resize(pixels, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    spread = small.max(axis=2).astype(np.int16) - small.min(axis=2)
     return float(np.percentile(spread, 90)) >= _MIN_COLOUR_SPREAD
 
 
