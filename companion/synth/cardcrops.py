@@ -318,7 +318,7 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
             (out / split / cls).mkdir(parents=True, exist_ok=True)
     sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light, backs=backs),
                scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light, backs=backs)]
-    sources += _other_sources(composites, glyphs, rnd)
+    sources += _other_sources(None if _take_cut_composites(composites, out) else composites, glyphs, rnd)
     n = 0
     for source in sources:
         for symbol, crop in source:
@@ -329,6 +329,19 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
             if progress:
                 progress(n)
     return out
+
+
+def _take_cut_composites(composites: Path | None, out: Path) -> bool:
+    """Copy the crops `cut_composites` wrote into the dataset `out` as they are (not turned or
+    washed out a second time); False when `composites` is no such folder."""
+    import shutil
+
+    if composites is None or not (composites / "train").is_dir():
+        return False
+    for path in sorted(composites.glob("*/*/*.jpg")):
+        if path.parent.parent.name in ("train", "val") and path.parent.name in SYMBOL_CLASSES:
+            shutil.copy2(path, out / path.parent.parent.name / path.parent.name / path.name)
+    return True
 
 
 def _other_sources(composites: Path | None, glyphs: int, rnd: random.Random) -> list[Iterator[tuple[str, np.ndarray]]]:
@@ -377,19 +390,12 @@ def write_reader_dataset(out: Path, scenes: int, seed: int, composites: Path | N
     many cores, where writing the scenes out first would take longer than training."""
     from companion.synth.classfolder import write_class_folder
 
-    import shutil
-
     out = Path(out)
     write_class_folder(out, SYMBOL_CLASSES, scenes, seed, _reader_scene_batch, (light, backs, webcam_share),
                        val_share, jobs, progress)
-    if composites is not None and (composites / "train").is_dir():  # crops `cut_composites` wrote
-        for path in sorted(composites.glob("*/*/*.jpg")):
-            if path.parent.parent.name in ("train", "val") and path.parent.name in SYMBOL_CLASSES:
-                shutil.copy2(path, out / path.parent.parent.name / path.parent.name / path.name)
-        composites = None
     rnd = random.Random(seed)
     n = 0
-    for source in _other_sources(composites, glyphs, rnd):
+    for source in _other_sources(None if _take_cut_composites(composites, out) else composites, glyphs, rnd):
         for symbol, crop in source:
             split = "val" if rnd.random() < val_share else "train"
             crop = _as_trained(crop, rnd, webcam_share)

@@ -234,8 +234,8 @@ class YoloDetector:
         # photo's light to the next.
         self.remember_light = remember_light
         self._light: np.ndarray | None = None
-        # Numbers and actions read in the last frame but dropped for showing no printed colour (a
-        # black-and-white picture): the caller can say why no card was found.
+        # Numbers and actions read in the last frame but dropped for showing no colour at all (a
+        # black-and-white picture, `shows_colour`): the caller can say why no card was found.
         self.colourless = 0
         self.colourless_total = 0  # the same, over every frame read
         # The vision thread and the host page's calibration share the model: one at a time.

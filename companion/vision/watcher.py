@@ -781,10 +781,10 @@ class Watcher:
         straight) rather than a second card of its name laid. Where the top card lay and the
         new box does not reach, a moved card leaves the pile as it was before the card came;
         a second card leaves the first one showing there, as in the last settled picture.
-        The likelier of the two pictures wins. Where that place is small or none (the new box
-        holds the old one: a card turned where it lay grows its box round where it was, as
-        does a second card laid across the first), the first card's corners tell
-        (`_corners_gone`); with neither to look at, it is a new card."""
+        The likelier of the two pictures wins. Where that says no move, or there is no such
+        place (the new box holds the old one: a card turned where it lay grows its box round
+        where it was, as does a second card laid across the first), the first card's corners
+        may still tell (`_corners_gone`); else it is a new card."""
         if top.before is None or top.box is None:
             return False
         uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
@@ -797,11 +797,12 @@ class Watcher:
 
     def _corners_gone(self, zone: _ZoneState, top: _PileCard) -> bool:
         """Whether the top card's corners have all left where they were: each corner of its box
-        where it showed (its `mark` in the corner's square inside the box), compared at full resolution with
-        the last settled picture. A second card laid across it leaves a corner or more showing
-        as it was (a card covering all four would hide it whole); the card turned or pushed
-        leaves none. Fewer than two such corners (a card lying aslant has none in its box's
-        corners): nothing tells, and it is no move."""
+        where it showed (its `mark` in the corner's quarter inside the box), a square half the
+        box's shorter side compared at full resolution with the last settled picture. A second
+        card laid across it leaves a corner or more showing as it was (one covering all four
+        would hide it whole); the card turned or pushed leaves none. Fewer than two such
+        corners: nothing tells, and it is no move. (A card lying aslant has the card beneath
+        in its box's corners, which stays: no move is seen, as before.)"""
         if top.mark is None or top.box is None or zone.ref_frame is None:
             return False
         x1, y1, x2, y2 = top.box

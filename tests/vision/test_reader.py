@@ -245,8 +245,13 @@ def test_cut_composites_travel_as_crops_the_in_memory_writer_takes_in(shared_dir
     cut = sorted((tmp_path / "cut").glob("train/*/*.jpg"))
     assert n == len(cut) >= 2 and {p.parent.name for p in cut} <= set(SYMBOL_CLASSES)
     out = write_reader_dataset(tmp_path / "data", 2, 3, tmp_path / "cut", glyphs=0)
+    scenes = tmp_path / "scenes"
+    for split in ("train", "val"):
+        _scene_folder(scenes, [f"{CARD_NAMES.index('red_5')} 0.5 0.5 0.2 0.3"], split)
+    old = write_crop_dataset(tmp_path / "old", scenes, tmp_path / "cut", glyphs=0)  # the scene-folder path too
     for path in cut:
         assert (out / "train" / path.parent.name / path.name).read_bytes() == path.read_bytes()
+        assert (old / "train" / path.parent.name / path.name).read_bytes() == path.read_bytes()
 
 
 def test_glyph_crops_hold_a_corner_index_and_little_else(tmp_path):
