@@ -113,15 +113,19 @@ def looks_like_a_wild(frame: np.ndarray, box: tuple[float, float, float, float])
     return pixels is not None and printed_colour(pixels) >= _WILD_MIN_PRINTED_COLOUR
 
 
-# A number or action whose box shows less colour than this (the 90th percentile of each pixel's
-# spread between its strongest and weakest channel, 0-255) is in a black-and-white picture (a
-# camera's night mode): its symbol reads, its colour would be a guess. Set between what a grey
-# picture gives (0: equal channels, through JPEG too) and the least colourful numbers and actions
-# of 150 rendered scenes under the colour reader's random cameras and lights, then darkened by
-# gamma 1.6 and half the exposure (5 at least; 13 as lit). Not by brightness or saturation: in
-# a dark frame the ink is dark but still coloured (a bar on printed colour lost set-b's frames
-# under gamma 1.6: 692 -> 631 of 702).
-_MIN_COLOUR_SPREAD = 3
+# A number or action whose box shows less colour than this is in a black-and-white picture (a
+# camera's night mode): its symbol reads, its colour would be a guess. Measured per pixel as how
+# far its channels part from the box's median, over how far it lies from that median at all (+8
+# of 255, so a flat patch's noise is no colour): a grey picture's channels move together, also
+# through a video codec that leaves them a few units apart or a light balanced on a tinted grey;
+# printed ink parts them. The 90th percentile of a box: 0-0.22 for grey pictures (as they are,
+# through mp4v, and tinted up to 5 units then balanced), 0.43 at least for the numbers and
+# actions of 150 rendered scenes under the colour reader's random lights darkened by gamma 1.6
+# and half the exposure (0.69 as lit). Not by brightness or saturation: in a dark frame the ink
+# is dark but still coloured (a bar on printed colour lost set-b's frames under gamma 1.6: 692 ->
+# 631 of 702); not by the channels' spread alone: a codec's grey was 3 units apart, as far as the
+# darkest rendered ink.
+_MIN_COLOUR = 0.3
 
 
 def shows_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> bool:
@@ -134,9 +138,11 @@ def shows_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> b
     # at most 32 px a side (a card's inks are large; a frame of ten boxes must not wait on this)
     h, w = pixels.shape[:2]
     scale = min(1.0, 32 / max(h, w))
-    small = cv2.resize(pixels, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
-    spread = small.max(axis=2).astype(np.int16) - small.min(axis=2)
-    return float(np.percentile(spread, 90)) >= _MIN_COLOUR_SPREAD
+    small = cv2.resize(pixels, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    off = small - np.median(small.reshape(-1, 3), axis=0)
+    parted = (off.max(axis=2) - off.min(axis=2)) / (np.abs(off).mean(axis=2) + 8.0)
+    return float(np.percentile(parted, 90)) >= _MIN_COLOUR
 
 
 def recolour(name: str, pixel_colour: str | None) -> str:
