@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Callable, Iterator
+from itertools import chain
+from typing import Callable, Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -285,14 +286,8 @@ def cut_composites(root: Path, out: Path, seed: int = 0, val_share: float = 0.05
     val/<symbol>/) under `out`, which `write_reader_dataset` takes in as it is: the reader can
     then train where the composites are not. Returns how many."""
     rnd = random.Random(seed)
-    n = 0
-    for symbol, crop in composite_crops(Path(root), rnd):
-        split = "val" if rnd.random() < val_share else "train"
-        folder = Path(out) / split / symbol
-        folder.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / f"c{n:06d}.jpg"), _as_trained(crop, rnd, webcam_share), [cv2.IMWRITE_JPEG_QUALITY, 93])
-        n += 1
-    return n
+    return _write_crops(composite_crops(Path(root), rnd), _class_folders(Path(out)), rnd, val_share, webcam_share,
+                        lambda n: f"c{n:06d}.jpg")
 
 
 def _as_trained(crop: np.ndarray, rnd: random.Random, webcam_share: float) -> np.ndarray:
@@ -311,24 +306,37 @@ def write_crop_dataset(out: Path, scenes: Path, composites: Path | None, seed: i
     """Write an ultralytics classification folder (train/<class>/, val/<class>/), with
     `glyphs` tight corner-index crops of rendered cards besides the scenes' crops; a share
     `light` of the scenes under a random camera and light (`lit_scene`)."""
-    out = Path(out)
+    out = _class_folders(Path(out))
     rnd = random.Random(seed)
-    for split in ("train", "val"):
-        for cls in SYMBOL_CLASSES:
-            (out / split / cls).mkdir(parents=True, exist_ok=True)
     sources = [scene_crops(scenes / "images" / "train", scenes / "labels" / "train", rnd, light=light, backs=backs),
                scene_crops(scenes / "images" / "val", scenes / "labels" / "val", rnd, light=light, backs=backs)]
     sources += _other_sources(None if _take_cut_composites(composites, out) else composites, glyphs, rnd)
-    n = 0
-    for source in sources:
-        for symbol, crop in source:
-            split = "val" if rnd.random() < val_share else "train"
-            crop = _as_trained(crop, rnd, webcam_share)
-            cv2.imwrite(str(out / split / symbol / f"{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
-            n += 1
-            if progress:
-                progress(n)
+    _write_crops(chain.from_iterable(sources), out, rnd, val_share, webcam_share, lambda n: f"{n:07d}.jpg", progress)
     return out
+
+
+def _class_folders(out: Path) -> Path:
+    """`out` with a folder for each reader class under train/ and val/."""
+    for split in ("train", "val"):
+        for cls in SYMBOL_CLASSES:
+            (out / split / cls).mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _write_crops(crops: Iterable[tuple[str, np.ndarray]], out: Path, rnd: random.Random, val_share: float,
+                 webcam_share: float, name: Callable[[int], str],
+                 progress: Callable[[int], None] | None = None) -> int:
+    """Write (symbol, crop) pairs as the reader trains on them (`_as_trained`), each to train/
+    or val/ by `rnd`, the n-th named `name(n)`; returns how many."""
+    n = 0
+    for symbol, crop in crops:
+        split = "val" if rnd.random() < val_share else "train"
+        cv2.imwrite(str(out / split / symbol / name(n)), _as_trained(crop, rnd, webcam_share),
+                    [cv2.IMWRITE_JPEG_QUALITY, 93])
+        n += 1
+        if progress:
+            progress(n)
+    return n
 
 
 def _take_cut_composites(composites: Path | None, out: Path) -> bool:
@@ -394,11 +402,6 @@ def write_reader_dataset(out: Path, scenes: int, seed: int, composites: Path | N
     write_class_folder(out, SYMBOL_CLASSES, scenes, seed, _reader_scene_batch, (light, backs, webcam_share),
                        val_share, jobs, progress)
     rnd = random.Random(seed)
-    n = 0
-    for source in _other_sources(None if _take_cut_composites(composites, out) else composites, glyphs, rnd):
-        for symbol, crop in source:
-            split = "val" if rnd.random() < val_share else "train"
-            crop = _as_trained(crop, rnd, webcam_share)
-            cv2.imwrite(str(out / split / symbol / f"x{n:07d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 93])
-            n += 1
+    others = _other_sources(None if _take_cut_composites(composites, out) else composites, glyphs, rnd)
+    _write_crops(chain.from_iterable(others), out, rnd, val_share, webcam_share, lambda n: f"x{n:07d}.jpg")
     return out

@@ -201,16 +201,9 @@ def generate_reader(recipe: ReaderRecipe) -> Path:
         def draw() -> None:
             if recipe.composites and composites is None:
                 print(f"note: no composites at {recipe.composites}; training on synthetic crops only")
-            bar = TQDM(desc="crops", unit="img")
-            last = [0]
-
-            def progress(n: int) -> None:
-                bar.update(n - last[0])
-                last[0] = n
-
-            write_reader_dataset(out, recipe.images + recipe.val_images, recipe.seed, composites, jobs=recipe.jobs,
-                                 progress=progress, light=recipe.light, backs=recipe.backs)
-            bar.close()
+            _counted("crops", lambda progress: write_reader_dataset(
+                out, recipe.images + recipe.val_images, recipe.seed, composites, jobs=recipe.jobs,
+                progress=progress, light=recipe.light, backs=recipe.backs))
 
         _once(out, f"mem{recipe.images + recipe.val_images}-{recipe.seed}-{int(composites is not None)}"
                    f"-light{recipe.light}-backs{recipe.backs}", draw)
@@ -270,23 +263,29 @@ class ColourRecipe:
 
 def _generate_crops(recipe: "ColourRecipe | ThemedRecipe", folder: str, what: str, write_dataset: Callable[..., Path]) -> Path:
     """Write a recipe's crops into work/`folder` once (a progress bar counting them)."""
-    from ultralytics.utils import TQDM
-
     out = recipe.work / folder
 
     def write() -> None:
-        bar = TQDM(desc=what, unit="img")
-        last = [0]
-
-        def progress(n: int) -> None:
-            bar.update(n - last[0])
-            last[0] = n
-
-        write_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs, progress=progress)
-        bar.close()
+        _counted(what, lambda progress: write_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs,
+                                                      progress=progress))
 
     _once(out, f"{recipe.images}-{recipe.seed}", write)
     return out
+
+
+def _counted(what: str, write: Callable[[Callable[[int], None]], object]) -> None:
+    """Run `write(progress)` under a progress bar; `progress(n)`: n written so far."""
+    from ultralytics.utils import TQDM
+
+    bar = TQDM(desc=what, unit="img")
+    last = [0]
+
+    def progress(n: int) -> None:
+        bar.update(n - last[0])
+        last[0] = n
+
+    write(progress)
+    bar.close()
 
 
 def generate_colour(recipe: ColourRecipe) -> Path:
