@@ -127,6 +127,22 @@ class VisionLoop:
     def stopped(self) -> bool:
         return self._stop.is_set()
 
+    def warnings(self) -> dict[str, dict]:
+        """What the camera sees that the host should hear about now, by code with its figures:
+        "pile_hidden" ({"s": seconds}: the discard pile out of sight longer than
+        `PILE_HIDDEN_SAY_S`, so no card laid is seen) and "colourless" (cards showing no colour
+        within `COLOURLESS_SAY_S`: a grey picture, cards not named). Only while the camera
+        sends pictures: a lost camera is said by its status."""
+        stats, status = self.stats, self.source_status
+        if status is None or status.state != "ok":
+            return {}
+        out: dict[str, dict] = {}
+        if stats.pile_hidden >= PILE_HIDDEN_SAY_S:
+            out["pile_hidden"] = {"s": round(stats.pile_hidden)}
+        if stats.colourless_at is not None and stats.t - stats.colourless_at <= COLOURLESS_SAY_S:
+            out["colourless"] = {}
+        return out
+
     def run(self) -> None:
         """Passes until stopped (or the source ends, unless looping). A crash of the vision
         part is logged and vision restarts after a back-off; the referee and page carry on."""
@@ -448,9 +464,10 @@ class Companion:
                 camera = f"camera: {self.vision.source_name} ok, {stats.fps:.1f} fps ({stats.detect_ms:.0f} ms/frame)"
             if self.vision.finished.is_set() and not self.vision.stopped and self.vision.error:
                 camera += f" [vision stopped: {self.vision.error}]"
-            if stats.pile_hidden >= PILE_HIDDEN_SAY_S and status is not None and status.state == "ok":
-                camera += f", the pile hidden for {stats.pile_hidden:.0f} s (something over it?)"
-            if stats.colourless_at is not None and stats.t - stats.colourless_at <= COLOURLESS_SAY_S:
+            warnings = self.vision.warnings()
+            if "pile_hidden" in warnings:
+                camera += f", the pile hidden for {warnings['pile_hidden']['s']} s (something over it?)"
+            if "colourless" in warnings:
                 camera += ", cards seen without colour (a black-and-white picture? a night mode?): not named"
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)

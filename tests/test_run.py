@@ -364,8 +364,9 @@ def test_status_line_says_when_the_pile_has_been_hidden_long() -> None:
     companion = Companion(referee, vision=loop)
     loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
     assert "the pile hidden for 40 s (something over it?)" in companion.status_line()
+    assert loop.warnings() == {"pile_hidden": {"s": 40}}  # what the host page says
     loop.stats.pile_hidden = 3.0  # an arm laying a card: nothing to say
-    assert "hidden" not in companion.status_line()
+    assert "hidden" not in companion.status_line() and loop.warnings() == {}
 
 
 def test_status_line_says_when_cards_show_no_colour() -> None:
@@ -386,8 +387,12 @@ def test_status_line_says_when_cards_show_no_colour() -> None:
     loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
     assert loop.stats.colourless_at is not None and loop.stats.colourless_at < loop.stats.t
     assert "cards seen without colour (a black-and-white picture? a night mode?): not named" in companion.status_line()
+    assert loop.warnings() == {"colourless": {}}
+    loop.source_status = SimpleNamespace(state="lost", since=0.0, message="unplugged")
+    assert loop.warnings() == {}  # a lost camera is said by its status, not as a grey picture
+    loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
     loop.stats.t = loop.stats.colourless_at + 61  # colour came back a minute ago: nothing to say
-    assert "without colour" not in companion.status_line()
+    assert "without colour" not in companion.status_line() and loop.warnings() == {}
 
 
 def _args(**given: Any) -> Any:
@@ -923,9 +928,13 @@ def test_run_host_page_zones_reach_the_watcher(tmp_path):
     class Vision:
         latest = np.zeros((480, 640, 3), np.uint8)
         reloads = 0
+        source_status = SimpleNamespace(state="ok", message="")
 
         def reload_zones(self) -> None:
             Vision.reloads += 1
+
+        def warnings(self) -> dict:
+            return {"colourless": {}}
 
     vision = Vision()
     app = make_app(Referee(EventStore(tmp_path / "g.db")), config, "1234", vision)
@@ -934,6 +943,7 @@ def test_run_host_page_zones_reach_the_watcher(tmp_path):
     client.environ_base["HTTP_X_CSRF_TOKEN"] = token
     assert client.post("/api/host/login", json={"pin": "1234"}).status_code == 200
     assert client.get("/host/snapshot.jpg").status_code == 200
+    assert client.get("/api/host/camera").get_json()["warnings"] == {"colourless": {}}  # said on the host page
     zones = client.get("/api/host/zones").get_json()
     zones["discard"] = [[100, 100], [300, 100], [300, 300], [100, 300]]
     assert client.post("/api/host/zones", json=zones).status_code == 200

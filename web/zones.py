@@ -91,12 +91,16 @@ def save_zones() -> Any:
 @host_required
 def camera_status() -> Any:
     """The camera's state for the host page: "none" (phones only), "starting", "ok", "lost"
-    (with the reason: a camera that cannot be opened, or stopped sending) or "ended"."""
+    (with the reason: a camera that cannot be opened, or stopped sending) or "ended"; and
+    `warnings`, what it sees that the host should hear about, by code with its figures
+    (`VisionLoop.warnings`: the pile hidden long, cards showing no colour)."""
     status_of = current_app.config.get("CAMERA_STATUS")
     status = status_of() if callable(status_of) else None
     if status is None:
-        return jsonify(state="none" if not callable(status_of) else "starting", message="")
-    return jsonify(state=status.state, message=str(status.message)[:200])
+        return jsonify(state="none" if not callable(status_of) else "starting", message="", warnings={})
+    warnings_of = current_app.config.get("CAMERA_WARNINGS")
+    warnings = warnings_of() if callable(warnings_of) else {}
+    return jsonify(state=status.state, message=str(status.message)[:200], warnings=warnings)
 
 
 @bp.get("/host/snapshot.jpg")

@@ -355,7 +355,8 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
     settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": public,
                       "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
-        settings.update(CAMERA_STATUS=lambda: vision.source_status)  # the host page says a lost camera
+        # the host page says a lost camera, a pile hidden long and a grey picture
+        settings.update(CAMERA_STATUS=lambda: vision.source_status, CAMERA_WARNINGS=vision.warnings)
         settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
                         ZONES_SAVED=vision.reload_zones)
         detector = getattr(vision, "detector", None)

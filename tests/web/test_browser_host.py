@@ -187,6 +187,25 @@ def test_the_host_page_says_when_the_camera_is_lost(browser, tmp_path):
     with served(tmp_path, config) as (url, _):
         host = _host(browser, url, "it")
         expect(host.locator("#nosnaptext")).to_have_text(t("err.camera_lost", "it", {"reason": "cannot open camera 5"}))
+        # and at the top of the page, where the host looks during play
+        expect(host.locator("#camline")).to_have_text(t("err.camera_lost", "it", {"reason": "cannot open camera 5"}))
+
+
+def test_the_host_page_says_a_grey_picture_and_a_hidden_pile_while_they_last(browser, tmp_path):
+    # A webcam gone to its black-and-white night mode, a cup on the pile: the console said so,
+    # and now the host page does too, and stops saying it once the camera sees again
+    from companion.vision.camera import SourceStatus
+
+    warnings = {"pile_hidden": {"s": 40}, "colourless": {}}
+    config = {"HOST_PIN": PIN, "TABLE_MODE": "camera", "ZONES_PATH": str(tmp_path / "zones.json"),
+              "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: SourceStatus("ok", 0.0, 0.0, ""),
+              "CAMERA_WARNINGS": lambda: dict(warnings)}
+    with served(tmp_path, config) as (url, _):
+        host = _host(browser, url, "it")
+        expect(host.locator("#camline")).to_have_text(
+            t("camera.pile_hidden", "it", {"s": 40}) + " · " + t("camera.colourless", "it"))
+        warnings.clear()  # the cup taken away, the light turned on
+        expect(host.locator("#camline")).to_be_hidden(timeout=12000)
 
 
 def test_colour_blind_aid_marks_card_and_ring_and_is_remembered(browser, table):

@@ -196,6 +196,22 @@ def test_bad_zones_are_refused_with_one_line(referee, tmp_path, body, key):
     assert (tmp_path / "zones.json").read_text() == before
 
 
+def test_camera_status_carries_what_the_host_should_hear(referee):
+    # the camera works, but the pile has been out of sight for 40 s and the picture went grey
+    from companion.vision.camera import SourceStatus
+
+    warnings = {"pile_hidden": {"s": 40}, "colourless": {}}
+    app, host = _host(referee, TABLE_MODE="camera", CAMERA_STATUS=lambda: SourceStatus("ok", 0.0, 0.0, ""),
+                      CAMERA_WARNINGS=lambda: warnings)
+    assert host.get("/api/host/camera").get_json() == {"state": "ok", "message": "", "warnings": warnings}
+    warnings.clear()
+    assert host.get("/api/host/camera").get_json()["warnings"] == {}
+    assert 'id="camline"' in host.get("/host").get_data(as_text=True)
+    _, phones_only = _host(referee, TABLE_MODE="none")
+    assert phones_only.get("/api/host/camera").get_json() == {"state": "none", "message": "", "warnings": {}}
+    assert 'id="camline"' not in phones_only.get("/host").get_data(as_text=True)
+
+
 def test_zones_with_no_camera_say_so(referee):
     app, host = _host(referee, TABLE_MODE="none")
     resp = host.post("/api/host/zones", json={"frame": [640, 480], "discard": _rect(1, 1, 50, 50)})

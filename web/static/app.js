@@ -912,6 +912,18 @@ function showSnap(ok) {
   // no picture: say why when the camera is lost (cannot be opened, stopped sending)
   else fetch("/api/host/camera").then(r => r.json()).then(c => { $("nosnaptext").textContent = c.state === "lost" ? t("err.camera_lost", { reason: c.message }) : t("err.no_snapshot"); }).catch(() => { });
 }
+// The camera's troubles, said at the top of the host page, where the host looks during play:
+// lost, the pile hidden long (nothing laid is seen), a grey picture (cards not named).
+function cameraLine() {
+  fetch("/api/host/camera").then(r => r.json()).then(c => {
+    const w = c.warnings || {}, lines = [];
+    if (c.state === "lost") lines.push(t("err.camera_lost", { reason: c.message }));
+    if (w.pile_hidden) lines.push(t("camera.pile_hidden", w.pile_hidden));
+    if (w.colourless) lines.push(t("camera.colourless"));
+    $("camline").textContent = lines.join(" · "); $("camline").hidden = !lines.length;
+  }).catch(() => { });
+}
+if ($("camline")) { cameraLine(); setInterval(cameraLine, 5000); }
 if ($("snap")) {
   $("snap").onload = () => showSnap(true);
   $("snap").onerror = () => showSnap(false);  // no frame yet: no broken picture, a line and a retry
