@@ -115,6 +115,16 @@ FACE_WIDTH = 96  # px: the box is compared at this width, whatever the camera's 
 # face: an empty felt measured 0.006-0.009, the middles of rendered and real cards 0.14-0.22
 # (under a blurred, washed-out webcam 0.016-0.027: such a card is left to the colour cover).
 FACE_STRUCTURE = 0.04
+# A card's own corners are found from the pixels its coming changed (`Watcher._card_corners`):
+# that patch must fill this much of its smallest turned rectangle to be taken as the card's
+# shape. A card wholly marked fills it but for its rounded corners and the work picture's
+# coarse edges; a card laid partly on one that looks like it leaves an L or a strip.
+CARD_FILL = 0.7
+# The top card read in a box whose narrower side is under this share of the card's shorter side
+# is partly hidden (`Watcher._partly_hidden`): at any turn a whole card's box is at least its
+# shorter side across. The finder's box of one card wanders a few pixels between two looks;
+# a tenth of a card's width is more than that.
+PART_OF_CARD = 0.9
 
 
 @dataclass
@@ -735,6 +745,14 @@ class Watcher:
         beneath it uncovered (a take-back), or a new card (a lay). `confirmed`: a second
         reading of the still pile named it too."""
         top = zone.pile[-1] if zone.pile else None
+        if top is not None and best.card == top.name and self._partly_hidden(top, best.box):
+            # The top card read in a box too narrow for the whole of it, within where it lies:
+            # an arm resting over part of it (on a table of its colour, the arm hardly changes
+            # the pile's small picture). Nothing laid; where it lies is kept, so that once the
+            # arm is gone it is read there again, not taken for a card come.
+            zone.ref = feat
+            zone.change_done()
+            return []
         if top is not None and best.card == top.name:
             # A second card of the top card's name changes the middle of its box (its symbol
             # and oval lie elsewhere); the top card seen again in a box drawn a little
@@ -743,10 +761,12 @@ class Watcher:
             # one of its name: the top card seen through the fingers of a hand held over it
             # reads weakly (and the hand moves on between readings).
             came = self._cover(change, best.box) >= self.same_cover or self._face_came(zone.ref_frame, best.box)
-            if (self._same_place(best.box, top.box) or not came
-                    or (best.confidence < self.lay_sure and not confirmed)
-                    or self._moved(zone, top, best, feat)
-                    or self._camera_moved(zone, top, best, feat)):
+            same = (self._same_place(best.box, top.box) or not came
+                    or (best.confidence < self.lay_sure and not confirmed))
+            moved = not same and self._moved(zone, top, best, feat)
+            if same or moved or self._camera_moved(zone, top, best, feat):
+                if moved and top.before is not None:  # its shape where it lies now, for the next push
+                    top.mark = self._mark(top.before, feat, zone, best.box)
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
                 top.face = self._face(top.box)
                 zone.ref = feat
@@ -793,33 +813,106 @@ class Watcher:
             still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())
             if gone < still:
                 return True
-        return self._corners_gone(zone, top)
+        return self._corners_gone(zone, top, best, feat)
 
-    def _corners_gone(self, zone: _ZoneState, top: _PileCard) -> bool:
-        """Whether the top card's corners have all left where they were: each corner of its box
-        where it showed (its `mark` in the corner's quarter inside the box), a square half the
-        box's shorter side compared at full resolution with the last settled picture. A second
-        card laid across it leaves a corner or more showing as it was (one covering all four
-        would hide it whole); the card turned or pushed leaves none. Fewer than two such
-        corners: nothing tells, and it is no move. (A card lying aslant has the card beneath
-        in its box's corners, which stays: no move is seen, as before.)"""
+    def _corners_gone(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
+        """Whether the top card's corners have all left where they were: a square half the
+        card's shorter side about each corner, compared at full resolution with the last
+        settled picture. A second card laid across it leaves a corner or more showing as it
+        was (one covering all four would hide it whole); the card turned or pushed leaves
+        none, but for one corner it was turned about, where the card now in `best`'s box has
+        a corner of its own. The corners are the card's own (`_card_corners`: a card lying
+        aslant has the card beneath in its box's corners, which stays); where its shape
+        cannot be told, its box's corners where it showed (its `mark` in the corner's quarter
+        inside the box). Fewer than two corners to compare: nothing tells, and it is no move."""
         if top.mark is None or top.box is None or zone.ref_frame is None:
             return False
-        x1, y1, x2, y2 = top.box
-        side = 0.5 * min(x2 - x1, y2 - y1)  # a corner's white edge and what lies beyond it
-        seen = gone = 0
-        for cx, cy, ix, iy in ((x1, y1, 1, 1), (x2, y1, -1, 1), (x1, y2, 1, -1), (x2, y2, -1, -1)):
-            inside = (min(cx, cx + ix * side / 2), min(cy, cy + iy * side / 2),
-                      max(cx, cx + ix * side / 2), max(cy, cy + iy * side / 2))
-            if not (top.mark & self._box_mask(inside)).any():
-                continue  # the card did not show there (it lies aslant in its box)
+        found = self._card_corners(top.mark, top.box)
+        if found is None:
+            x1, y1, x2, y2 = top.box
+            side = 0.5 * min(x2 - x1, y2 - y1)  # a corner's white edge and what lies beyond it
+            corners = []
+            for cx, cy, ix, iy in ((x1, y1, 1, 1), (x2, y1, -1, 1), (x1, y2, 1, -1), (x2, y2, -1, -1)):
+                inside = (min(cx, cx + ix * side / 2), min(cy, cy + iy * side / 2),
+                          max(cx, cx + ix * side / 2), max(cy, cy + iy * side / 2))
+                if (top.mark & self._box_mask(inside)).any():  # else the card did not show there
+                    corners.append((cx, cy))
+            pivots: list[tuple[float, float]] = []
+        else:
+            corners, side = found
+            # where the card in `best`'s box has its corners: its shape is what differs now from
+            # the pile before the top card came (the top card itself, if moved)
+            now = None if top.before is None else self._card_corners(
+                self._mark(top.before, feat, zone, best.box), best.box)
+            pivots = [] if now is None else now[0]
+        seen = 0
+        stayed = []
+        for cx, cy in corners:
             corner = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
-            before, now = self._face(corner, zone.ref_frame), self._face(corner)
-            if before is None or now is None:
+            before, now_face = self._face(corner, zone.ref_frame), self._face(corner)
+            if before is None or now_face is None:
                 continue
             seen += 1
-            gone += self._faces_differ(before, now, FACE_STRUCTURE)  # plain table both times: stayed
-        return seen >= 2 and gone == seen
+            if not self._faces_differ(before, now_face, FACE_STRUCTURE):  # plain table both times: stayed
+                stayed.append((cx, cy))
+        if len(stayed) == 1 and seen >= 3:
+            # one corner alone may be the one it was turned about, if the card now has a
+            # corner there (two that stayed are an edge of the first card still showing)
+            cx, cy = stayed[0]
+            if any(np.hypot(cx - px, cy - py) < side / 4 for px, py in pivots):
+                stayed = []
+        return seen >= 2 and not stayed
+
+    def _card_corners(self, mark: np.ndarray, box: tuple[float, float, float, float]
+                      ) -> tuple[list[tuple[float, float]], float] | None:
+        """The four corners of a card lying in `box`, in frame pixels, with half its shorter
+        side. Its turn and its shape come from the pixels its coming changed (the largest patch
+        of `mark`, small holes closed: where its white border lay on white, nothing changed);
+        that patch also takes in the card's shadow and the work picture's coarse edges, so its
+        size comes from the detector's box, which holds the turned card's corners: the card of
+        that turn and shape whose corners best fill the box. None where the patch is not a
+        card's shape (it fills under `CARD_FILL` of its turned rectangle: a card laid half over
+        one that looks like it) or is too small to tell."""
+        import cv2
+
+        patch = cv2.morphologyEx(mark.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
+        if n < 2:
+            return None
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        area = int(stats[k, cv2.CC_STAT_AREA])
+        if area < 16:  # a 4x4 patch of work pixels: too few to find corners by
+            return None
+        ys, xs = np.nonzero(labels == k)
+        _, (w, h), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        w, h = w + 1.0, h + 1.0  # pixel centres to pixel edges
+        if area < CARD_FILL * w * h:
+            return None
+        c, s = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+        x1, y1, x2, y2 = box
+        # the box a card (w, h) x scale turned by `angle` fills: (w c + h s, w s + h c) x scale;
+        # the scale that fits the detector's box best (least squares)
+        fill = np.array([w * c + h * s, w * s + h * c])
+        scale = float(np.dot(fill, [x2 - x1, y2 - y1]) / np.dot(fill, fill))
+        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+        points = cv2.boxPoints((centre, (w * scale, h * scale), angle))
+        return [(float(x), float(y)) for x, y in points], 0.5 * min(w, h) * scale
+
+    def _partly_hidden(self, top: _PileCard, box: tuple[float, float, float, float]) -> bool:
+        """Whether `box`, read as the top card, is too narrow for the whole of it and lies
+        within where it lay: its narrower side under `PART_OF_CARD` of the card's shorter side
+        (`_card_corners`; a card shows at least its shorter side across at any turn), and four
+        fifths of it inside the top card's box. A card turned or pushed still shows whole."""
+        if top.mark is None or top.box is None:
+            return False
+        found = self._card_corners(top.mark, top.box)
+        if found is None:
+            return False
+        short = 2 * found[1]
+        w, h = box[2] - box[0], box[3] - box[1]
+        ix = max(0.0, min(box[2], top.box[2]) - max(box[0], top.box[0]))
+        iy = max(0.0, min(box[3], top.box[3]) - max(box[1], top.box[1]))
+        return min(w, h) < PART_OF_CARD * short and ix * iy >= 0.8 * w * h
 
     def _camera_moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card's box moved with the whole picture: the camera was bumped, and
@@ -908,13 +1001,18 @@ class Watcher:
         zone.change_done()
         return [{"type": "take_back", "t": round(t, 3)}]
 
+    def _mark(self, before: np.ndarray, feat: np.ndarray, zone: _ZoneState,
+              box: tuple[float, float, float, float]) -> np.ndarray:
+        """Where a card in `box` shows: the work pixels of the zone inside its box that differ
+        now from `before` (the pile before it came). Only inside the box: beyond it, a pile left
+        long unsettled (arms about) also differs where light drifted over a patterned table,
+        and a card taken back later then seemed "still there" in that drift."""
+        return (np.abs(feat - before).max(axis=2) > 1.0) & zone.mask & self._box_mask(box)
+
     def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
         """The card `best` names came to rest on the pile: a `lay`, with its readings. Whether
         it is a flip or a play, and which reading, is the referee's call."""
-        # Only inside the card's box: beyond it, a pile left long unsettled (arms about) also
-        # differs where light drifted over a patterned table, and a card taken back later then
-        # seemed "still there" in that drift.
-        mark = (np.abs(feat - zone.ref).max(axis=2) > 1.0) & zone.mask & self._box_mask(best.box)
+        mark = self._mark(zone.ref, feat, zone, best.box)
         box = tuple(best.box)
         zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box)))
         self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
