@@ -798,8 +798,9 @@ class Watcher:
 
     def _moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card was moved (held at the edge of the pile, then put down; pushed
-        straight) rather than a second card of its name laid. Where the top card lay and the
-        new box does not reach, a moved card leaves the pile as it was before the card came;
+        straight) rather than a second card of its name laid. Where the top card lay (and its
+        coming changed the pile) and the new box does not reach, a moved card leaves the pile
+        as it was before the card came;
         a second card leaves the first one showing there, as in the last settled picture.
         The likelier of the two pictures wins. Where that says no move, or there is no such
         place (the new box holds the old one: a card turned where it lay grows its box round
@@ -807,7 +808,11 @@ class Watcher:
         may still tell (`_corners_gone`); else it is a new card."""
         if top.before is None or top.box is None:
             return False
+        # only where the top card's coming changed the pile (its `mark`) can the place tell: where
+        # it lay over a card that looks like it (a yellow 1 on a yellow 6), both pictures agree
         uncovered = self._box_mask(top.box) & ~self._box_mask(best.box) & zone.mask
+        if top.mark is not None:
+            uncovered &= top.mark
         if int(uncovered.sum()) >= 4:  # a 2x2 patch of work pixels at least: a place, not noise
             gone = int(((np.abs(feat - top.before).max(axis=2) > 1.0) & uncovered).sum())
             still = int(((np.abs(feat - zone.ref).max(axis=2) > 1.0) & uncovered).sum())

@@ -396,6 +396,19 @@ def test_watcher_an_arm_resting_over_part_of_the_top_card_lays_nothing():
     assert [e["type"] for e in scene.events] == ["lay"]
 
 
+def test_watcher_a_twin_laid_a_third_up_on_its_twin_over_a_look_alike_is_a_lay():
+    # yellow 1 on yellow 6, then a second yellow 1 laid a third of a card up: where the first
+    # yellow 1 still shows below the new one, it looks like the yellow 6 beneath it did, so
+    # that place cannot say "moved". (It was taken for the first one pushed up.)
+    scene = Scene()
+    scene.show([])
+    pile = [("yellow_6", 332, 182, 0), ("yellow_1", 330, 180, 6)]
+    scene.show(pile[:1])
+    scene.show(pile)
+    assert [e["card"] for e in scene.show(pile + [("yellow_1", 330, 145, 6)])] == ["yellow_1"]
+    assert [e["card"] for e in scene.events] == ["yellow_6", "yellow_1", "yellow_1"]
+
+
 def test_watcher_a_second_card_laid_across_the_first_at_its_middle_is_a_lay():
     # The same box as a turn, but the first card's corners still show beyond the second one.
     scene = Scene()
