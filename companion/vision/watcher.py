@@ -256,6 +256,7 @@ class Watcher:
         self._last_shift: list[tuple[float, float]] = [(0.0, 0.0), (0.0, 0.0)]  # each background's shift that fitted last
         self._zones: dict[str, _ZoneState] = {}
         self._card_areas: list[float] = []  # box areas of the last cards laid on the pile
+        self._card_sides: list[float] = []  # their boxes' shorter sides
         self._hidden_since: float | None = None  # when an arm (or a thing) last came over the pile
         self.pile_hidden = 0.0  # seconds the discard pile has been hidden, as of the last frame
         self._started = False
@@ -917,7 +918,10 @@ class Watcher:
         found = self._card_corners(top.mark, top.box)
         if found is None:
             return False
-        short = 2 * found[1]
+        # the card's shorter side: as its corners tell, or as the boxes of the cards laid
+        # before show it, if less (a card's box is its shorter side across when it lies
+        # straight; a turn found wrong from its patch would make it look wider than it is)
+        short = min([2 * found[1]] + self._card_sides)
         w, h = box[2] - box[0], box[3] - box[1]
         ix = max(0.0, min(box[2], top.box[2]) - max(box[0], top.box[0]))
         iy = max(0.0, min(box[3], top.box[3]) - max(box[1], top.box[1]))
@@ -1025,6 +1029,7 @@ class Watcher:
         box = tuple(best.box)
         zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box)))
         self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
+        self._card_sides = (self._card_sides + [min(box[2] - box[0], box[3] - box[1])])[-20:]
         zone.ref = feat
         zone.change_done()
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
