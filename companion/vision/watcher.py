@@ -255,8 +255,7 @@ class Watcher:
         self._window: np.ndarray | None = None  # phase correlation's Hanning window
         self._last_shift: list[tuple[float, float]] = [(0.0, 0.0), (0.0, 0.0)]  # each background's shift that fitted last
         self._zones: dict[str, _ZoneState] = {}
-        self._card_areas: list[float] = []  # box areas of the last cards laid on the pile
-        self._card_sides: list[float] = []  # their boxes' shorter sides
+        self._card_boxes: list[tuple[float, float, float, float]] = []  # boxes of the last cards laid on the pile
         self._hidden_since: float | None = None  # when an arm (or a thing) last came over the pile
         self.pile_hidden = 0.0  # seconds the discard pile has been hidden, as of the last frame
         self._started = False
@@ -794,9 +793,9 @@ class Watcher:
         """Whether `box` is far smaller than the cards laid on this pile so far (the camera
         does not move nearer): a card come to rest on top shows whole, and a box of a
         fraction of a card is a pattern in the table, a corner, a card in a gathering hand."""
-        if len(self._card_areas) < 3:
+        if len(self._card_boxes) < 3:
             return False
-        return box_area(box) < self.lay_size * float(np.median(self._card_areas))
+        return box_area(box) < self.lay_size * float(np.median([box_area(b) for b in self._card_boxes]))
 
     def _same_place(self, box, other: tuple[float, float, float, float] | None) -> bool:
         return other is not None and box_iou(box, other) >= self.same_overlap
@@ -921,11 +920,9 @@ class Watcher:
         # the card's shorter side: as its corners tell, or as the boxes of the cards laid
         # before show it, if less (a card's box is its shorter side across when it lies
         # straight; a turn found wrong from its patch would make it look wider than it is)
-        short = min([2 * found[1]] + self._card_sides)
-        w, h = box[2] - box[0], box[3] - box[1]
-        ix = max(0.0, min(box[2], top.box[2]) - max(box[0], top.box[0]))
-        iy = max(0.0, min(box[3], top.box[3]) - max(box[1], top.box[1]))
-        return min(w, h) < PART_OF_CARD * short and ix * iy >= 0.8 * w * h
+        short = min([2 * found[1]] + [min(b[2] - b[0], b[3] - b[1]) for b in self._card_boxes])
+        return (min(box[2] - box[0], box[3] - box[1]) < PART_OF_CARD * short
+                and box_intersection(box, top.box) >= 0.8 * box_area(box))
 
     def _camera_moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card's box moved with the whole picture: the camera was bumped, and
@@ -1028,8 +1025,7 @@ class Watcher:
         mark = self._mark(zone.ref, feat, zone, best.box)
         box = tuple(best.box)
         zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box)))
-        self._card_areas = (self._card_areas + [box_area(best.box)])[-20:]
-        self._card_sides = (self._card_sides + [min(box[2] - box[0], box[3] - box[1])])[-20:]
+        self._card_boxes = (self._card_boxes + [box])[-20:]
         zone.ref = feat
         zone.change_done()
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
