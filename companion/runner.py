@@ -60,6 +60,7 @@ class VisionStats:
     detect_ms: float = 0.0  # mean time per processed frame, recent
     t: float = 0.0  # the time of the last frame seen (the source's clock)
     colourless_at: float | None = None  # when cards were last seen showing no colour (a grey picture)
+    beside: str | None = None  # a card lying beside the discard pile, not on it (its name)
 
 
 class VisionLoop:
@@ -130,9 +131,10 @@ class VisionLoop:
     def warnings(self) -> dict[str, dict]:
         """What the camera sees that the host should hear about now, by code with its figures:
         "pile_hidden" ({"s": seconds}: the discard pile out of sight longer than
-        `PILE_HIDDEN_SAY_S`, so no card laid is seen) and "colourless" (cards showing no colour
-        within `COLOURLESS_SAY_S`: a grey picture, cards not named). Only while the camera
-        sends pictures: a lost camera is said by its status."""
+        `PILE_HIDDEN_SAY_S`, so no card laid is seen), "colourless" (cards showing no colour
+        within `COLOURLESS_SAY_S`: a grey picture, cards not named) and "beside" ({"card":
+        name}: a card come to rest beside the discard pile, not on it, so not played). Only
+        while the camera sends pictures: a lost camera is said by its status."""
         stats, status = self.stats, self.source_status
         if status is None or status.state != "ok":
             return {}
@@ -141,6 +143,8 @@ class VisionLoop:
             out["pile_hidden"] = {"s": round(stats.pile_hidden)}
         if stats.colourless_at is not None and stats.t - stats.colourless_at <= COLOURLESS_SAY_S:
             out["colourless"] = {}
+        if stats.beside:
+            out["beside"] = {"card": stats.beside}
         return out
 
     def run(self) -> None:
@@ -228,6 +232,8 @@ class VisionLoop:
                 self.before_frame(frame)
             events = watcher.feed(frame.image, frame.t)
             self.stats.pile_hidden = float(getattr(watcher, "pile_hidden", 0.0))
+            beside = getattr(watcher, "beside", None)
+            self.stats.beside = beside["card"] if beside else None
             self.stats.t = frame.t
             colourless = int(getattr(getattr(watcher, "detector", None), "colourless_total", 0))
             if colourless > self._colourless:  # the recognizer dropped cards it could not see the colour of
@@ -469,6 +475,8 @@ class Companion:
                 camera += f", the pile hidden for {warnings['pile_hidden']['s']} s (something over it?)"
             if "colourless" in warnings:
                 camera += ", cards seen without colour (a black-and-white picture? a night mode?): not named"
+            if "beside" in warnings:
+                camera += f", a {warnings['beside']['card'].replace('_', ' ')} lies beside the discard pile, not on it: not played"
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:

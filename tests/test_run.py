@@ -395,6 +395,28 @@ def test_status_line_says_when_cards_show_no_colour() -> None:
     assert "without colour" not in companion.status_line() and loop.warnings() == {}
 
 
+def test_status_line_says_a_card_lies_beside_the_pile_while_it_does() -> None:
+    # A player who missed the pile: the card is not played, and the console and host page say which
+    class Beside(MarkWatcher):
+        def feed(self, frame: np.ndarray, t: float) -> list[dict]:
+            self.beside = {"card": "yellow_8", "box": [0, 0, 1, 1], "t": t} if 3 <= len(self.seen) < 6 else None
+            return super().feed(frame, t)
+
+    referee = FakeReferee()
+    states = []
+    loop = VisionLoop(referee, lambda: FlakySource([0] * 9, gone=set()), Beside,
+                      before_frame=lambda frame: states.append(loop.stats.beside))
+    loop.run()
+    assert states == [None] * 4 + ["yellow_8"] * 3 + [None] * 2  # as of the frame before each, while it lay there
+    companion = Companion(referee, vision=loop)
+    loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
+    loop.stats.beside = "yellow_8"
+    assert "a yellow 8 lies beside the discard pile, not on it: not played" in companion.status_line()
+    assert loop.warnings() == {"beside": {"card": "yellow_8"}}
+    loop.stats.beside = None  # moved onto the pile, or taken away
+    assert "beside" not in companion.status_line() and loop.warnings() == {}
+
+
 def _args(**given: Any) -> Any:
     import argparse
 

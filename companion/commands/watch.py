@@ -64,6 +64,7 @@ def main(args: argparse.Namespace) -> int:
 
     watcher = None
     count = 0
+    beside = None
     resilient = ResilientSource(source, loop=False)
     try:
         for frame in resilient.frames():
@@ -75,6 +76,12 @@ def main(args: argparse.Namespace) -> int:
             for event in watcher.feed(frame.image, frame.t):
                 print(json.dumps(event), flush=True)
                 count += 1
+            # a card beside the pile is no event (the table log's format stays): said aside
+            card = watcher.beside["card"] if watcher.beside else None
+            if card and card != beside:
+                print(f"t={frame.t:.1f} s: a {card.replace('_', ' ')} lies beside the discard pile, "
+                      "not on it: not played", file=sys.stderr, flush=True)
+            beside = card
     except BrokenPipeError:  # the reader (e.g. `head`) has had enough
         return 0
     if not args.json:

@@ -129,6 +129,19 @@ CARD_FILL = 0.7
 # shorter side across. Two boxes of one card differ by about 5 % of a side at the 95th
 # percentile (IoU 0.89 with the true box, `fit-sharpness`); twice that is allowed.
 PART_OF_CARD = 0.9
+# A card come to rest off the zones, near the discard pile but not touching it, is a player who
+# missed the pile (`Watcher._watch_beside`): it is no card laid, but the host is told. What
+# came to rest must be the size of a card: its changed patch BESIDE_SIZE times the median box
+# of the cards laid on the pile (a whole card's patch fills 0.7-1 of its box, CARD_FILL; its
+# shadow adds to it; under 0.35 it is a corner or a fragment, over 2.5 a hand of cards, a
+# cup, a lamp's light). It must lie within BESIDE_NEAR of the card's longer side from the pile's
+# zone: a card put down further away is a player's own business. Set by reasoning, checked on
+# the camera probe's rendered video of a card laid a card's width beside the pile.
+BESIDE_SIZE = (0.35, 2.5)
+BESIDE_NEAR = 1.0
+# Parts of one card come to rest at different times (the part under the hand that laid it once
+# the hand has gone); what came to rest within this long is taken together.
+BESIDE_RECENT_S = 10.0
 
 
 @dataclass
@@ -258,6 +271,12 @@ class Watcher:
         self._card_boxes: list[tuple[float, float, float, float]] = []  # boxes of the last cards laid on the pile
         self._hidden_since: float | None = None  # when an arm (or a thing) last came over the pile
         self.pile_hidden = 0.0  # seconds the discard pile has been hidden, as of the last frame
+        # a card lying beside the discard pile, not on it ({"card", "box", "t"}), until it is moved
+        self.beside: dict | None = None
+        self._beside_mask: np.ndarray | None = None  # where it lies, at work resolution
+        self._beside_seen: list[tuple[int, int, int, int]] = []  # still patches looked at already
+        self._beside_since = 0.0  # when the card beside was last read there
+        self._rest_t: np.ndarray | None = None  # when each pixel off the zones last came to rest changed
         self._started = False
 
     # -- per-frame work --------------------------------------------------------------------------
@@ -410,11 +429,18 @@ class Watcher:
         # part outside the zone, once still, would otherwise fade into the background and cut
         # a hand resting on the pile off from the picture's edge
         absorb = (age >= self.absorb_s) & (self._outside | (age >= 8 * self.absorb_s)) & ~arm
+        # what comes to rest off the zones, different from what lay there: a thing put down
+        # (`_watch_beside`); a card's part under the hand that laid it comes to rest later
+        if self._rest_t is None or self._rest_t.shape != gray.shape:
+            self._rest_t = np.full(gray.shape, -np.inf, np.float32)
+        came = absorb & self._outside & (np.abs(colour - self._bg).max(axis=2) > self.occlusion_level)
+        self._rest_t[came] = t
         self._bg[absorb] = colour[absorb]
         if not self._started:
             if all(z.still >= self.still_frames for z in self._zones.values()) and not any(occluded.values()):
                 self._start(frame, feat)
             return events
+        self._watch_beside(frame, age, arm, t)
         for zone in settled:
             if occluded.get(zone.name):
                 zone.visited = True
@@ -594,13 +620,8 @@ class Watcher:
         return int(d.sum()), full
 
     def _detect(self, frame: np.ndarray, zone_name: str) -> list:
-        self.detector_calls += 1
-        if getattr(self.detector, "reads_crops", False):
-            found = self._detect_crop(frame, zone_name)
-        else:
-            found = self.detector.detect(frame)
         out = []
-        for d in found:
+        for d in self._read_region(frame, self._full_zones.bbox(zone_name)):
             x1, y1, x2, y2 = d.box
             if self._full_zones.contains(zone_name, (x1 + x2) / 2, (y1 + y2) / 2):
                 out.append(d)
@@ -622,17 +643,94 @@ class Watcher:
         inside = self._box_mask(box)
         return float((inside & zone.mask).sum()) / max(1, int(inside.sum()))
 
-    def _detect_crop(self, frame: np.ndarray, zone_name: str) -> list:
-        """Detect on the zone (plus a margin) only: a card is a small part of a table picture,
-        and a model with a small input size reads it far better from the crop."""
+    def _read_region(self, frame: np.ndarray, box: tuple[float, float, float, float]) -> list:
+        """The recognizer's cards around `box` (full resolution), in the frame's coordinates. A
+        recognizer that `reads_crops` gets the box grown by a fifth each way only: a card is a
+        small part of a table picture, and a model with a small input size reads it far better
+        from the crop. Another (a test's) reads the whole frame."""
+        self.detector_calls += 1
+        if not getattr(self.detector, "reads_crops", False):
+            return self.detector.detect(frame)
         h, w = frame.shape[:2]
-        x1, y1, x2, y2 = self._full_zones.bbox(zone_name)
+        x1, y1, x2, y2 = box
         mx, my = (x2 - x1) * 0.2, (y2 - y1) * 0.2
         cx1, cy1 = int(max(0, x1 - mx)), int(max(0, y1 - my))
         cx2, cy2 = int(min(w, x2 + mx)), int(min(h, y2 + my))
         if cx2 - cx1 < 16 or cy2 - cy1 < 16:
             return []
         return [d.moved(cx1, cy1) for d in self.detector.detect(frame[cy1:cy2, cx1:cx2])]
+
+    def _watch_beside(self, frame: np.ndarray, age: np.ndarray, arm: np.ndarray, t: float) -> None:
+        """A card come to rest near the discard pile but off it and off every zone: a player
+        who missed the pile. No card is laid (it is not on the pile, and the referee would
+        credit it, and then the next card, to whoever is on turn); `beside` names it for the
+        host until it is gone from there. Only once a card has been laid on the pile, whose
+        boxes tell a card's size here; each patch come to rest is read once."""
+        import cv2
+
+        zone = self._zones.get("discard")
+        if zone is None or self._rest_t is None or not (self._card_boxes or zone.pile):
+            return
+        if self.beside is not None:
+            # Something moved there since it was read, and has settled with no hand over it:
+            # read it again (a hand passing over leaves it, a hand taking it does not).
+            mask = self._beside_mask
+            if (arm & mask).any() or 2 * np.count_nonzero(self._age_t[mask] > self._beside_since) <= np.count_nonzero(mask):
+                return
+            if np.median(age[mask]) < self.absorb_s:
+                return
+            self._beside_since = t
+            if not any(d.card == self.beside["card"] for d in self._beside_cards(frame, self.beside["box"], zone)):
+                log.info("t=%.1f s: the %s beside the discard pile is gone from there", t, self.beside["card"])
+                self.beside = None
+            return
+        boxes = self._card_boxes or [zone.pile[-1].box]
+        s = self._scale
+        card = float(np.median([box_area(b) for b in boxes])) * s * s
+        side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) * s
+        come = (t - self._rest_t <= BESIDE_RECENT_S) & (age >= self.absorb_s)
+        if np.count_nonzero(come) < BESIDE_SIZE[0] * card:
+            self._beside_seen = []
+            return
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(come.astype(np.uint8), connectivity=8)
+        h, w = come.shape
+        zones = cv2.dilate((~self._outside).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        zx1, zy1, zx2, zy2 = zone.bbox
+        seen = []
+        for i in range(1, n):
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            if not BESIDE_SIZE[0] * card <= area <= BESIDE_SIZE[1] * card:
+                continue
+            if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+                continue  # at the picture's edge: an arm, or what lies in front of a player
+            if max(zx1 - x - bw, x - zx2, zy1 - y - bh, y - zy2) > BESIDE_NEAR * side:
+                continue
+            part = labels == i
+            if (part & zones).any():
+                continue  # touching a zone: the pile's own (a card half on it is read there)
+            if arm[max(0, y - 3):y + bh + 3, max(0, x - 3):x + bw + 3].any():
+                continue  # a hand still there: looked at once it has gone
+            seen.append((x, y, x + bw, y + bh))
+            if any(box_iou(seen[-1], b) > 0.5 for b in self._beside_seen):
+                continue
+            found = self._beside_cards(frame, (x / s, y / s, (x + bw) / s, (y + bh) / s), zone)
+            if found:
+                best = max(found, key=lambda d: d.confidence)
+                self.beside = {"card": best.card, "box": [round(float(v), 1) for v in best.box], "t": t}
+                self._beside_mask = cv2.dilate(part.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+                self._beside_since = t
+                log.info("t=%.1f s: a %s lies beside the discard pile, not on it", t, best.card)
+                break
+        self._beside_seen = seen
+
+    def _beside_cards(self, frame: np.ndarray, box, zone: _ZoneState) -> list:
+        """The cards read surely around `box` (full resolution) whose middle lies in it and
+        which lie mostly off the pile."""
+        x1, y1, x2, y2 = box
+        return [d for d in self._read_region(frame, tuple(box))
+                if d.card and d.confidence >= self.lay_confidence
+                and x1 <= (d.box[0] + d.box[2]) / 2 <= x2 and y1 <= (d.box[1] + d.box[3]) / 2 <= y2
+                and self._share_inside(zone, d.box) < self.off_pile_share]
 
     def _start(self, frame: np.ndarray, feat: np.ndarray) -> None:
         """First still picture: what is already on the table is not an event."""

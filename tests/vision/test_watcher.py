@@ -481,6 +481,63 @@ def test_watcher_ignores_a_card_beside_the_pile():
     assert scene.show([("green_2", 505, 180, 0)]) == []  # its edge just reaches the zone
 
 
+PILE = [("red_5", 340, 180, 10)]
+BESIDE = ("yellow_8", 540, 190, 0)  # a card's width right of the pile's zone, touching no zone
+FROM_RIGHT = (640, 200)  # where the arm of the player on the right comes from
+
+
+def _pile_and_card_beside(scene: Scene) -> list[dict]:
+    scene.show([])
+    scene.show(PILE)
+    events = scene.show(PILE + [BESIDE], frames=4, hand=(FROM_RIGHT, (545, 195)))
+    return events + scene.show(PILE + [BESIDE], frames=25)
+
+
+def test_watcher_names_a_card_put_down_beside_the_pile_until_it_is_moved_onto_it():
+    # A player who missed the pile: nothing is laid (the referee would credit the card, and
+    # then the next one, to whoever is on turn), but the host is told which card lies there.
+    scene = Scene()
+    assert _pile_and_card_beside(scene) == []
+    assert scene.watcher.beside["card"] == "yellow_8"
+    calls = scene.watcher.detector_calls
+    scene.show(PILE + [BESIDE], frames=20)
+    assert scene.watcher.detector_calls == calls  # read once, not on every still frame
+    # a hand passing over it leaves it there: still said
+    scene.show(PILE + [BESIDE], frames=4, hand=(FROM_RIGHT, (540, 190)))
+    assert scene.show(PILE + [BESIDE], frames=25) == [] and scene.watcher.beside["card"] == "yellow_8"
+    # moved onto the pile: laid there, and no longer beside it
+    on_pile = ("yellow_8", 350, 170, 15)
+    scene.show(PILE + [on_pile], frames=4, hand=(FROM_RIGHT, (360, 175)))
+    events = scene.show(PILE + [on_pile], frames=25)
+    assert [(e["type"], e["card"]) for e in events] == [("lay", "yellow_8")]
+    assert scene.watcher.beside is None
+
+
+def test_watcher_forgets_a_card_beside_the_pile_once_it_is_taken_away():
+    scene = Scene()
+    _pile_and_card_beside(scene)
+    assert scene.watcher.beside["card"] == "yellow_8"
+    scene.show(PILE, frames=4, hand=(FROM_RIGHT, (540, 190)))
+    assert scene.show(PILE, frames=25) == [] and scene.watcher.beside is None
+
+
+def test_watcher_names_nothing_beside_the_pile_the_recognizer_does_not_read_as_a_card():
+    # a phone, a cup, a card lying face down: only a card read as surely as one laid counts
+    scene = Scene()
+    scene.watcher.detector = FakeDetector(script=lambda frame: [d for d in scene._read(frame) if d.card != "yellow_8"])
+    assert _pile_and_card_beside(scene) == [] and scene.watcher.beside is None
+
+
+def test_watcher_names_no_card_put_down_far_from_the_pile():
+    # more than a card's length from the pile's zone: a player's own business
+    scene = Scene()
+    scene.show([])
+    scene.show(PILE)
+    far = ("blue_2", 60, 240, 0)
+    scene.show(PILE + [far], frames=4, hand=((0, 260), (60, 245)))
+    assert scene.show(PILE + [far], frames=25) == [] and scene.watcher.beside is None
+
+
 def test_watcher_sees_yellow_cards_laid_on_yellow_cards():
     # In grey a yellow glyph on the white disc barely differs from the one below it.
     cards = ["yellow_9", "yellow_1", "yellow_reverse", "yellow_5", "yellow_skip", "yellow_6"]
@@ -652,6 +709,28 @@ def test_watch_command_prints_json_lines(tmp_path, capsys):
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(e["type"], e["card"]) for e in lines] == [("lay", "blue_3"), ("lay", "blue_3")]
     assert all(isinstance(e["t"], float) for e in lines)
+
+
+def test_watch_command_says_a_card_beside_the_pile_aside_from_its_events(tmp_path, capsys):
+    # with the shipped recognizer: stdout keeps the events' format, the card beside is said on stderr
+    import json
+
+    import cv2
+
+    from companion.cli import main as cli
+
+    scene, frames = Scene(), []
+    scene.camera = lambda img: frames.append(img) or img
+    _pile_and_card_beside(scene)
+    out = tmp_path / "beside.mp4"
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), 10, (640, 480))
+    for img in frames:
+        writer.write(img)
+    writer.release()
+    assert cli(["watch", str(out), "--json"]) == 0
+    said = capsys.readouterr()
+    assert [json.loads(line)["card"] for line in said.out.splitlines()] == ["red_5"]
+    assert "a yellow 8 lies beside the discard pile, not on it: not played" in said.err
 
 
 def test_bench_score_counts_phantoms_misses_and_wrong_names():

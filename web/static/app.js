@@ -920,6 +920,7 @@ function cameraLine() {
     if (c.state === "lost") lines.push(t("err.camera_lost", { reason: c.message }));
     if (w.pile_hidden) lines.push(t("camera.pile_hidden", w.pile_hidden));
     if (w.colourless) lines.push(t("camera.colourless"));
+    if (w.beside) lines.push(t("camera.beside", w.beside));
     $("camline").textContent = lines.join(" · "); $("camline").hidden = !lines.length;
   }).catch(() => { });
 }
