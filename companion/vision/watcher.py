@@ -142,6 +142,10 @@ BESIDE_NEAR = 1.0
 # Parts of one card come to rest at different times (the part under the hand that laid it once
 # the hand has gone); what came to rest within this long is taken together.
 BESIDE_RECENT_S = 10.0
+# A card of the pile pushed off it by the hand laying the next is no news: the names of the
+# pile's last this many cards are not named beside it (under the top two, a card is covered and
+# does not slide off alone). A missed card of one of those names goes unsaid, as before.
+BESIDE_PUSHED = 3
 
 
 @dataclass
@@ -661,8 +665,8 @@ class Watcher:
         return [d.moved(cx1, cy1) for d in self.detector.detect(frame[cy1:cy2, cx1:cx2])]
 
     def _watch_beside(self, frame: np.ndarray, age: np.ndarray, arm: np.ndarray, t: float) -> None:
-        """A card come to rest near the discard pile but off it and off every zone: a player
-        who missed the pile. No card is laid (it is not on the pile, and the referee would
+        """A card come to rest near the discard pile but off it (under 40 % on its zone) and off
+        the reveal area: a player who missed the pile. No card is laid (it is not on the pile, and the referee would
         credit it, and then the next card, to whoever is on turn); `beside` names it for the
         host until it is gone from there. Only once a card has been laid on the pile, whose
         boxes tell a card's size here; each patch come to rest is read once."""
@@ -694,7 +698,9 @@ class Watcher:
             return
         n, labels, stats, _ = cv2.connectedComponentsWithStats(come.astype(np.uint8), connectivity=8)
         h, w = come.shape
-        zones = cv2.dilate((~self._outside).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        others = cv2.dilate((~self._outside & ~zone.mask).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        # the cards a hand laying a card may push off the pile: no news if seen beside it
+        pushed = {c.name for c in zone.pile[-BESIDE_PUSHED:]}
         zx1, zy1, zx2, zy2 = zone.bbox
         seen = []
         for i in range(1, n):
@@ -706,14 +712,15 @@ class Watcher:
             if max(zx1 - x - bw, x - zx2, zy1 - y - bh, y - zy2) > BESIDE_NEAR * side:
                 continue
             part = labels == i
-            if (part & zones).any():
-                continue  # touching a zone: the pile's own (a card half on it is read there)
+            if (part & others).any():
+                continue  # touching the reveal area: a revealed hand's
             if arm[max(0, y - 3):y + bh + 3, max(0, x - 3):x + bw + 3].any():
                 continue  # a hand still there: looked at once it has gone
             seen.append((x, y, x + bw, y + bh))
             if any(box_iou(seen[-1], b) > 0.5 for b in self._beside_seen):
                 continue
-            found = self._beside_cards(frame, (x / s, y / s, (x + bw) / s, (y + bh) / s), zone)
+            found = [d for d in self._beside_cards(frame, (x / s, y / s, (x + bw) / s, (y + bh) / s), zone)
+                     if d.card not in pushed]
             if found:
                 best = max(found, key=lambda d: d.confidence)
                 self.beside = {"card": best.card, "box": [round(float(v), 1) for v in best.box], "t": t}

@@ -513,6 +513,24 @@ def test_watcher_names_a_card_put_down_beside_the_pile_until_it_is_moved_onto_it
     assert scene.watcher.beside is None
 
 
+def test_watcher_names_a_card_close_beside_the_pile_but_not_the_piles_own_card_pushed_off():
+    scene = Scene()
+    scene.show([])
+    scene.show(PILE)
+    close = ("green_2", 505, 180, 0)
+    scene.show(PILE + [close], frames=4, hand=(FROM_RIGHT, (510, 185)))
+    assert scene.show(PILE + [close], frames=25) == [] and scene.watcher.beside["card"] == "green_2"
+    # a card of the pile pushed off the zone as far (the pile spreading): no news
+    scene = Scene()
+    scene.show([])
+    scene.show(PILE)
+    top = ("blue_5", 330, 170, -20)
+    assert [e["card"] for e in scene.show(PILE + [top])] == ["blue_5"]
+    scene.show([("red_5", 505, 180, 0), top], frames=4, hand=(FROM_RIGHT, (510, 185)))
+    scene.show([("red_5", 505, 180, 0), top], frames=25)
+    assert scene.watcher.beside is None
+
+
 def test_watcher_forgets_a_card_beside_the_pile_once_it_is_taken_away():
     scene = Scene()
     _pile_and_card_beside(scene)
