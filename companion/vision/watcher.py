@@ -732,10 +732,13 @@ class Watcher:
 
     def _beside_cards(self, frame: np.ndarray, box, zone: _ZoneState) -> list:
         """The cards read surely around `box` (full resolution) whose middle lies in it and
-        which lie mostly off the pile."""
+        which lie mostly off the pile. Surely: as a card laid is without a second reading
+        (`lay_sure`), since the line stays until something moves there (the real bench's
+        honeycomb table, the camera bumped: its pattern beside the draw pile read as a wild at
+        0.6)."""
         x1, y1, x2, y2 = box
         return [d for d in self._read_region(frame, tuple(box))
-                if d.card and d.confidence >= self.lay_confidence
+                if d.card and d.confidence >= self.lay_sure
                 and x1 <= (d.box[0] + d.box[2]) / 2 <= x2 and y1 <= (d.box[1] + d.box[3]) / 2 <= y2
                 and self._share_inside(zone, d.box) < self.off_pile_share]
 
