@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol
 
 from companion.vision.camera import Frame, FrameSource, ResilientSource, SourceStatus
+from companion.vision.watcher import beside_words
 
 log = logging.getLogger("companion.run")
 
@@ -476,7 +477,7 @@ class Companion:
             if "colourless" in warnings:
                 camera += ", cards seen without colour (a black-and-white picture? a night mode?): not named"
             if "beside" in warnings:
-                camera += f", a {warnings['beside']['card'].replace('_', ' ')} lies beside the discard pile, not on it: not played"
+                camera += ", " + beside_words(warnings["beside"]["card"])
             parts.append(camera + f", {stats.events} cards seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:

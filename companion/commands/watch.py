@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
         from companion.vision.detector import YoloDetector
 
         detector = YoloDetector(args.weights or None, themed=args.themed)
-    from companion.vision.watcher import Watcher
+    from companion.vision.watcher import Watcher, beside_words
 
     watcher = None
     count = 0
@@ -79,8 +79,7 @@ def main(args: argparse.Namespace) -> int:
             # a card beside the pile is no event (the table log's format stays): said aside
             card = watcher.beside["card"] if watcher.beside else None
             if card and card != beside:
-                print(f"t={frame.t:.1f} s: a {card.replace('_', ' ')} lies beside the discard pile, "
-                      "not on it: not played", file=sys.stderr, flush=True)
+                print(f"t={frame.t:.1f} s: {beside_words(card)}", file=sys.stderr, flush=True)
             beside = card
     except BrokenPipeError:  # the reader (e.g. `head`) has had enough
         return 0

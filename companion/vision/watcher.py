@@ -148,6 +148,12 @@ BESIDE_RECENT_S = 10.0
 BESIDE_PUSHED = 3
 
 
+
+def beside_words(card: str) -> str:
+    """What the console says of a card lying beside the discard pile (`Watcher.beside`)."""
+    return f"a {card.replace('_', ' ')} lies beside the discard pile, not on it: not played"
+
+
 @dataclass
 class _PileCard:
     name: str
