@@ -129,14 +129,15 @@ CARD_FILL = 0.7
 # shorter side across. Two boxes of one card differ by about 5 % of a side at the 95th
 # percentile (IoU 0.89 with the true box, `fit-sharpness`); twice that is allowed.
 PART_OF_CARD = 0.9
-# A card come to rest off the zones, near the discard pile but not touching it, is a player who
-# missed the pile (`Watcher._watch_beside`): it is no card laid, but the host is told. What
-# came to rest must be the size of a card: its changed patch BESIDE_SIZE times the median box
-# of the cards laid on the pile (a whole card's patch fills 0.7-1 of its box, CARD_FILL; its
-# shadow adds to it; under 0.35 it is a corner or a fragment, over 2.5 a hand of cards, a
-# cup, a lamp's light). It must lie within BESIDE_NEAR of the card's longer side from the pile's
-# zone: a card put down further away is a player's own business. Set by reasoning, checked on
-# the camera probe's rendered video of a card laid a card's width beside the pile.
+# A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
+# area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
+# host is told. What came to rest must be the size of a card: its changed patch BESIDE_SIZE
+# times the median box of the cards laid on the pile (a whole card's patch fills 0.7-1 of its
+# box, CARD_FILL; its shadow adds to it; under 0.35 it is a corner or a fragment, over 2.5 a
+# hand of cards, a cup, a lamp's light). It must lie within BESIDE_NEAR of the card's longer
+# side from the pile's zone: a card put down further away is a player's own business. Set by
+# reasoning, checked on the camera probe's rendered video of a card laid a card's width beside
+# the pile.
 BESIDE_SIZE = (0.35, 2.5)
 BESIDE_NEAR = 1.0
 # Parts of one card come to rest at different times (the part under the hand that laid it once
@@ -146,7 +147,6 @@ BESIDE_RECENT_S = 10.0
 # pile's last this many cards are not named beside it (under the top two, a card is covered and
 # does not slide off alone). A missed card of one of those names goes unsaid, as before.
 BESIDE_PUSHED = 3
-
 
 
 def beside_words(card: str) -> str:
@@ -672,9 +672,9 @@ class Watcher:
 
     def _watch_beside(self, frame: np.ndarray, age: np.ndarray, arm: np.ndarray, t: float) -> None:
         """A card come to rest near the discard pile but off it (under 40 % on its zone) and off
-        the reveal area: a player who missed the pile. No card is laid (it is not on the pile, and the referee would
-        credit it, and then the next card, to whoever is on turn); `beside` names it for the
-        host until it is gone from there. Only once a card has been laid on the pile, whose
+        the reveal area: a player who missed the pile. No card is laid (it is not on the pile,
+        and the referee would credit it, and then the next card, to whoever is on turn);
+        `beside` names it for the host until it is gone from there. Only once a card has been laid on the pile, whose
         boxes tell a card's size here; each patch come to rest is read once."""
         import cv2
 
@@ -697,11 +697,11 @@ class Watcher:
         boxes = self._card_boxes or [zone.pile[-1].box]
         s = self._scale
         card = float(np.median([box_area(b) for b in boxes])) * s * s
-        side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) * s
         come = (t - self._rest_t <= BESIDE_RECENT_S) & (age >= self.absorb_s)
         if np.count_nonzero(come) < BESIDE_SIZE[0] * card:
             self._beside_seen = []
             return
+        side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) * s
         n, labels, stats, _ = cv2.connectedComponentsWithStats(come.astype(np.uint8), connectivity=8)
         h, w = come.shape
         others = cv2.dilate((~self._outside & ~zone.mask).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
