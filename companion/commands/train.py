@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backs", type=float, default=None,
                         help="reader only: the share of scenes that also give a card lying face down, "
                              "as no card (default 0)")
+    parser.add_argument("--lr0", type=float, default=None,
+                        help="reader only: the starting learning rate (default 0.002, as every shipped model)")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites), "
                              "or the crops --cut-composites wrote")
@@ -66,6 +68,8 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--backs is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     if args.light is not None and not (args.reader and 0.0 <= args.light <= 1.0):
         raise UsageError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
+    if args.lr0 is not None and not (args.reader and 0.0 < args.lr0 < 1.0):
+        raise UsageError("--lr0 is a learning rate between 0 and 1 for the reader (use it with --reader)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.cut_composites is not None:
@@ -111,7 +115,8 @@ def main(args: argparse.Namespace) -> int:
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
                               hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch),
                               light=r.light if args.light is None else args.light,
-                              backs=r.backs if args.backs is None else args.backs, jobs=args.jobs or r.jobs)
+                              backs=r.backs if args.backs is None else args.backs, jobs=args.jobs or r.jobs,
+                              lr0=r.lr0 if args.lr0 is None else args.lr0)
         train_reader(reader)
         return 0
     recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,

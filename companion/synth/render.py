@@ -23,6 +23,8 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from companion.referee.cards import THEMED_NAMES, parse_card
 
 DESIGNS: tuple[str, ...] = ("classic", "modern")
+# Share of classic faces drawn in training as the ringed printing (`render_card`).
+RINGED_SHARE = 0.3
 ASPECT = 56 / 87  # width / height of a real card
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 
@@ -51,6 +53,7 @@ _SYMBOL_TEXT = {"draw_two": "+2", "wild_draw_four": "+4"}
 # than any of these; the printed 1 has no base in any font here, see `_one_glyph`).
 FONTS: tuple[str, ...] = ("DejaVuSans-BoldOblique.ttf", "LiberationSans-BoldItalic.ttf",
                           "DejaVuSansCondensed-BoldOblique.ttf")
+UPRIGHT_FONT = "DejaVuSans-Bold.ttf"  # the ringed classic printing's digits are upright
 
 
 @lru_cache(maxsize=64)
@@ -111,12 +114,12 @@ def _placed(pts: list[tuple[float, float]], c: tuple[float, float], angle: float
 
 
 def _one_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], size: int, fill, outline, stroke: int,
-               shadow=None, shadow_offset: float = 0.0) -> None:
-    """The printed 1: a slanted stem with a long flag and no base (every font here gives
-    the 1 a base, and real classic 1s were read as 7s)."""
+               shadow=None, shadow_offset: float = 0.0, lean: float = 0.2) -> None:
+    """The printed 1: a stem leaning right by `lean` with a long flag and no base (every
+    font here gives the 1 a base, and real classic 1s were read as 7s)."""
     h = size * 0.74  # a digit's height in a font of this size
     shape = [(0.2, -0.5), (0.2, 0.5), (-0.09, 0.5), (-0.09, -0.15), (-0.36, -0.04), (-0.36, -0.29), (-0.03, -0.5)]
-    pts = [(c[0] + (x - y * 0.2) * h, c[1] + y * h) for x, y in shape]  # italic: the top leans right
+    pts = [(c[0] + (x - y * lean) * h, c[1] + y * h) for x, y in shape]  # italic: the top leans right
     if shadow is not None and shadow_offset:
         draw.polygon([(x - shadow_offset, y + shadow_offset) for x, y in pts], fill=shadow)
     if outline:
@@ -283,6 +286,12 @@ def render_card(
     stroke = max(1, int(W * 0.012))
     glyph_fill = body if card.color else WHITE
     outline = BLACK if not modern else None
+    # A second classic printing (the licensed composites' deck): the oval is the card's own
+    # colour inside a thin white ring, and the glyphs are white, upright, heavy, outlined in
+    # black with a black shadow.
+    ringed = not modern and card.color is not None and rng is not None and rng.random() < RINGED_SHARE
+    if ringed:
+        glyph_fill = WHITE
     shadow = _darker(body, 0.35) if card.color else (60, 60, 60)
 
     # The white centre: tilted oval (classic) or disc with radial lines (modern).
@@ -303,6 +312,10 @@ def render_card(
             ImageDraw.Draw(oval).ellipse([c[0] - rx * 0.95, c[1] - ry, c[0] + rx * 0.95, c[1] + ry], fill=255)
             oval = oval.rotate(-32 if rng is None else -32 + rng.uniform(-3, 3), center=c, resample=Image.BICUBIC)
             img.paste(Image.new("RGB", (W, H), WHITE), (0, 0), oval)
+            if ringed:
+                inner = oval.resize((round(W * 0.94), round(H * 0.955)), Image.BICUBIC)
+                ink = Image.new("RGB", inner.size, _jitter(body, rng, 10))
+                img.paste(ink, (round(W * 0.03), round(H * 0.0225)), inner)
     draw = ImageDraw.Draw(img)
 
     # Drawing choices that differ between printings (and between our guesses of them): one
@@ -312,10 +325,12 @@ def render_card(
         bent, upright, tilt = True, True, 0.0
     else:
         face, weight = rng.choice(FONTS), (rng.choice((0, 0, 1, 2, 3)) * scale if modern else 0)
-        bent, upright = rng.random() < 0.75, rng.random() < 0.8
+        if ringed:
+            face, weight = UPRIGHT_FONT, rng.choice((1, 2, 3)) * scale
+        bent, upright = rng.random() < (0.25 if ringed else 0.75), rng.random() < 0.8
         tilt = rng.uniform(-0.25, 0.25)
     big = int(H * (0.36 if modern else 0.34) * (1 if rng is None else rng.uniform(0.95, 1.12)))
-    shadow_off = W * (0.035 if modern else 0.02)
+    shadow_off = W * (0.035 if modern else 0.03 if ringed else 0.02)
     # Action glyphs fill most of the oval or disc (the real classic reverse arrows span about
     # two thirds of the card's width; smaller ones were read as a 4 on real photos).
     r = W * 0.34
@@ -324,7 +339,7 @@ def render_card(
     plain_one = card.symbol == "1" and (rng is None or rng.random() < 0.7)
     if plain_one:
         _one_glyph(draw, c, big, glyph_fill, outline, stroke, shadow=shadow if modern else BLACK,
-                   shadow_offset=shadow_off)
+                   shadow_offset=shadow_off, lean=0.05 if ringed else 0.2)
     elif card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
@@ -395,7 +410,8 @@ def render_card(
     index_stroke = max(1, stroke) if not modern else 0
     index_shadow = dict(shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
     if plain_one:
-        _one_glyph(ld, corner_centre, small, WHITE, index_outline, index_stroke, **index_shadow)
+        _one_glyph(ld, corner_centre, small, WHITE, index_outline, index_stroke, **index_shadow,
+                   lean=0.05 if ringed else 0.2)
     elif corner:
         _text_centered(ld, corner_centre, corner, small, WHITE, index_outline, index_stroke, **index_shadow,
                        underline=corner in ("6", "9"), face=face)

@@ -85,3 +85,45 @@ def test_corner_one_has_no_base_like_the_printed_card(design):
     one = _corner_glyph_rows(render_card("blue_1", design, 600))
     assert len(one) > 20
     assert one[-3:].mean() < 0.8 * one.max()  # the stem's foot is narrower than the flag
+
+
+def _ringed_faces(name: str, share: float, n: int, monkeypatch) -> list[bool]:
+    """For n training draws of `name` (classic), whether each came out as the ringed printing:
+    the oval's inside (left of the glyph) in the card's colour rather than white."""
+    import random
+
+    from companion.synth import render
+
+    monkeypatch.setattr(render, "RINGED_SHARE", share)
+    ringed = []
+    for seed in range(n):
+        face = render_card(name, "classic", 300, random.Random(seed))[:, :, :3].astype(int)
+        h, w = face.shape[:2]
+        inside = face[int(h * 0.45):int(h * 0.55), int(w * 0.2):int(w * 0.28)]  # oval, left of the glyph
+        ringed.append(bool((inside.min(axis=2) < 150).mean() > 0.8))
+    return ringed
+
+
+def test_training_draws_the_ringed_classic_printing_too(monkeypatch):
+    # The licensed composites' classic deck prints its oval in the card's colour inside a thin
+    # white ring, with white upright glyphs: a deck the renderer did not draw before.
+    import random
+
+    from companion.synth import render
+
+    assert not any(_ringed_faces("red_3", 0.0, 6, monkeypatch))
+    assert all(_ringed_faces("red_3", 1.0, 6, monkeypatch))
+    share = np.mean(_ringed_faces("green_8", 0.3, 60, monkeypatch))
+    assert 0.15 < share < 0.45  # about RINGED_SHARE of the training faces
+    face = render.render_card("blue_7", "classic", 300, random.Random(0))[:, :, :3].astype(int)
+    h, w = face.shape[:2]
+    glyph = face[int(h * 0.4):int(h * 0.6), int(w * 0.35):int(w * 0.65)]
+    assert (glyph.min(axis=2) > 220).mean() > 0.1  # the big 7 is white
+    # The shipped drawing (no rng) and wilds stay as they were.
+    wilds = []
+    for share in (0.0, 1.0):
+        monkeypatch.setattr(render, "RINGED_SHARE", share)
+        wilds.append(render.render_card("wild_draw_four", "classic", 300, random.Random(2)))
+    assert np.array_equal(*wilds)
+    plain = render.render_card("red_3", "classic", 300)[:, :, :3].astype(int)
+    assert (plain[int(h * 0.45):int(h * 0.55), int(w * 0.2):int(w * 0.28)].min(axis=2) > 200).mean() > 0.8

@@ -85,6 +85,9 @@ def test_train_reader_flag_takes_the_readers_recipe_and_the_flags_given(monkeypa
     assert seen[-1].jobs == 0  # the scene folder first, as the shipped readers up to stage 15
     assert run(["--reader", "--work", str(tmp_path), "--jobs", "16"]) == 0
     assert seen[-1].jobs == 16  # scenes drawn in memory on 16 processes
+    assert seen[-1].lr0 == 0.002  # as every shipped model
+    assert run(["--reader", "--work", str(tmp_path), "--lr0", "0.0005"]) == 0
+    assert seen[-1].lr0 == 0.0005  # a gentler continuation of shipped weights
 
 
 def test_train_cli_refuses_no_processes_and_cutting_composites_that_are_not_there(tmp_path, capsys):
@@ -130,7 +133,8 @@ def test_a_card_lying_face_down_is_cut_as_no_card(tmp_path):
 
 
 @pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"],
-                                  ["--backs", "0.3"], ["--reader", "--backs", "2"]])
+                                  ["--backs", "0.3"], ["--reader", "--backs", "2"], ["--lr0", "0.001"],
+                                  ["--reader", "--lr0", "0"]])
 def test_train_cli_refuses_light_outside_the_reader_or_a_share(argv, tmp_path):
     from companion.commands import train as command
 
