@@ -23,7 +23,9 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from companion.referee.cards import THEMED_NAMES, parse_card
 
 DESIGNS: tuple[str, ...] = ("classic", "modern")
-# Share of classic faces drawn in training as the ringed printing (`render_card`).
+# Share of classic number and action faces drawn in training as the ringed printing
+# (`render_card`): set by reasoning, like the other printing choices' shares (the bent
+# reverse, the plain 1), so the printing the renderer drew before stays the most common; not tuned.
 RINGED_SHARE = 0.3
 ASPECT = 56 / 87  # width / height of a real card
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
