@@ -116,16 +116,11 @@ def _placed(pts: list[tuple[float, float]], c: tuple[float, float], angle: float
 
 
 def _one_glyph(draw: ImageDraw.ImageDraw, c: tuple[float, float], size: int, fill, outline, stroke: int,
-               shadow=None, shadow_offset: float = 0.0, lean: float = 0.2,
-               flag: tuple[float, float, float] = (0.29, 0.36, 0.0)) -> None:
-    """The printed 1: a stem `flag[0]` wide leaning right by `lean`, with a flag reaching
-    `flag[1]` left of the stem's middle and drooping `flag[2]` more, and no base (every font
-    here gives the 1 a base, and real classic 1s were read as 7s)."""
+               shadow=None, shadow_offset: float = 0.0, lean: float = 0.2) -> None:
+    """The printed 1: a stem leaning right by `lean` with a long flag and no base (every
+    font here gives the 1 a base, and real classic 1s were read as 7s)."""
     h = size * 0.74  # a digit's height in a font of this size
-    stem, reach, droop = flag
-    x0 = 0.2 - stem
-    shape = [(0.2, -0.5), (0.2, 0.5), (x0, 0.5), (x0, -0.15 + droop), (-reach, -0.04 + droop),
-             (-reach, -0.29 + droop), (x0 + 0.06, -0.5)]
+    shape = [(0.2, -0.5), (0.2, 0.5), (-0.09, 0.5), (-0.09, -0.15), (-0.36, -0.04), (-0.36, -0.29), (-0.03, -0.5)]
     pts = [(c[0] + (x - y * lean) * h, c[1] + y * h) for x, y in shape]  # italic: the top leans right
     if shadow is not None and shadow_offset:
         draw.polygon([(x - shadow_offset, y + shadow_offset) for x, y in pts], fill=shadow)
@@ -344,13 +339,9 @@ def render_card(
     # Printed 1s (big and in the corners) have no base; fonts give it one, and a corner 1
     # with a base was learned as a 1 where the real corner 1 read as a 7.
     plain_one = card.symbol == "1" and (rng is None or rng.random() < 0.7)
-    # Printings differ in the 1's stem and flag (a 1 is told from a 7 by its flag leaving
-    # the stem's top leftwards, whatever its length or slope): drawn varied in training.
-    one = (0.29, 0.36, 0.0) if rng is None or not plain_one else \
-        (rng.uniform(0.22, 0.36), rng.uniform(0.22, 0.42), rng.uniform(0.0, 0.25))
     if plain_one:
         _one_glyph(draw, c, big, glyph_fill, outline, stroke, shadow=shadow if modern else BLACK,
-                   shadow_offset=shadow_off, lean=0.05 if ringed else 0.2, flag=one)
+                   shadow_offset=shadow_off, lean=0.05 if ringed else 0.2)
     elif card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
@@ -422,7 +413,7 @@ def render_card(
     index_shadow = dict(shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
     if plain_one:
         _one_glyph(ld, corner_centre, small, WHITE, index_outline, index_stroke, **index_shadow,
-                   lean=0.05 if ringed else 0.2, flag=one)
+                   lean=0.05 if ringed else 0.2)
     elif corner:
         _text_centered(ld, corner_centre, corner, small, WHITE, index_outline, index_stroke, **index_shadow,
                        underline=corner in ("6", "9"), face=face)
