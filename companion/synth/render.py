@@ -339,9 +339,10 @@ def render_card(
     # Printed 1s (big and in the corners) have no base; fonts give it one, and a corner 1
     # with a base was learned as a 1 where the real corner 1 read as a 7.
     plain_one = card.symbol == "1" and (rng is None or rng.random() < 0.7)
+    one_lean = 0.05 if ringed else 0.2  # the ringed printing's 1 stands nearly upright
     if plain_one:
         _one_glyph(draw, c, big, glyph_fill, outline, stroke, shadow=shadow if modern else BLACK,
-                   shadow_offset=shadow_off, lean=0.05 if ringed else 0.2)
+                   shadow_offset=shadow_off, lean=one_lean)
     elif card.number is not None:
         _text_centered(draw, c, card.symbol, big, glyph_fill, outline, stroke * 2 if not modern else 0,
                        shadow=shadow if modern else BLACK, shadow_offset=shadow_off,
@@ -413,7 +414,7 @@ def render_card(
     index_shadow = dict(shadow=(40, 40, 40) if modern else None, shadow_offset=W * 0.008)
     if plain_one:
         _one_glyph(ld, corner_centre, small, WHITE, index_outline, index_stroke, **index_shadow,
-                   lean=0.05 if ringed else 0.2)
+                   lean=one_lean)
     elif corner:
         _text_centered(ld, corner_centre, corner, small, WHITE, index_outline, index_stroke, **index_shadow,
                        underline=corner in ("6", "9"), face=face)
