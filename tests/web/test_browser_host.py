@@ -257,6 +257,21 @@ def test_host_page_weight_with_the_camera_picture(browser, table):
     assert total <= 150 * 1024, sizes
 
 
+def test_undo_waits_for_the_page_to_see_the_table(browser, table):
+    # Undo takes back the step the page shows: a tap before the table has arrived would name
+    # no step, so the button is off until then, and on as soon as it comes.
+    url, referee, _ = table
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="camera")
+    host = _host(browser, url)
+    held = host.context.new_page()
+    held.route("**/events", lambda route: None)  # the table's stream never answers
+    held.goto(url + "/host")
+    expect(held.locator("#undo")).to_be_disabled()
+    expect(host.locator("#undo")).to_be_enabled()
+
+
 def test_undo_pressed_twice_takes_back_two_steps(browser, table):
     # Two confirmed presses of Undo are two intents, not a double tap: both go through.
     url, referee, _ = table
@@ -266,7 +281,7 @@ def test_undo_pressed_twice_takes_back_two_steps(browser, table):
         referee.submit(event, source="camera")
     host = _host(browser, url)
     for top in ("red_7", "red_5"):
-        expect(host.locator("#undo")).to_be_visible()
+        expect(host.locator("#undo")).to_be_enabled()
         host.click("#undo")
         confirm(host)
         wait_until(lambda: referee.state["top"] == top, f"the undo back to {top}")

@@ -495,6 +495,7 @@ function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v 
 let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null, byTurn = null;
 function renderHost() {
   if (!$("newgame")) return;
+  $("undo").disabled = false;  // Undo names the step this page shows: not before the page has seen the table
   const names = (S.players || []).map(p => p.name), pairs = names.map(n => [n, n]);
   if (!dealerAuto) dealerAuto = $("dealer").options[0];
   fillSelect("dealer", pairs, [dealerAuto]);
