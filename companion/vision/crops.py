@@ -25,6 +25,11 @@ def box_area(box) -> float:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
+def median_area(boxes) -> float:
+    """The median area of some boxes: a card's size on a pile, which a corner or an arm is not."""
+    return float(np.median([box_area(b) for b in boxes]))
+
+
 def box_intersection(a, b) -> float:
     """The area two boxes (x1, y1, x2, y2) share."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))

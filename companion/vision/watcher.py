@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion.vision.crops import box_area, box_intersection, box_iou
+from companion.vision.crops import box_area, box_intersection, box_iou, median_area
 from companion.vision.zones import Zones
 
 log = logging.getLogger(__name__)
@@ -696,7 +696,7 @@ class Watcher:
             return
         boxes = self._card_boxes or [zone.pile[-1].box]
         s = self._scale
-        card = float(np.median([box_area(b) for b in boxes])) * s * s
+        card = median_area(boxes) * s * s
         come = (t - self._rest_t <= BESIDE_RECENT_S) & (age >= self.absorb_s)
         if np.count_nonzero(come) < BESIDE_SIZE[0] * card:
             self._beside_seen = []
@@ -909,7 +909,7 @@ class Watcher:
         fraction of a card is a pattern in the table, a corner, a card in a gathering hand."""
         if len(self._card_boxes) < 3:
             return False
-        return box_area(box) < self.lay_size * float(np.median([box_area(b) for b in self._card_boxes]))
+        return box_area(box) < self.lay_size * median_area(self._card_boxes)
 
     def _same_place(self, box, other: tuple[float, float, float, float] | None) -> bool:
         return other is not None and box_iou(box, other) >= self.same_overlap
