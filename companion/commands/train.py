@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites), "
                              "or the crops --cut-composites wrote")
+    parser.add_argument("--average", type=Path, nargs="+", default=None, metavar="WEIGHTS",
+                        help="train nothing: write the mean of these weights files (runs continued from one "
+                             "model) as the model's weights (with --reader, --colour or --themed: that model's), "
+                             "and export it to ONNX")
     parser.add_argument("--cut-composites", type=Path, default=None, metavar="OUT",
                         help="write the composites' reader crops (drawn with --seed) to OUT and stop: the reader can "
                              "then train on a machine the composites are not on (--composites OUT)")
@@ -80,6 +84,15 @@ def main(args: argparse.Namespace) -> int:
         if not (source / "images").is_dir():
             raise UsageError(f"no composites at {source} (a folder with images/ and labels/)")
         print(f"{cut_composites(source, args.cut_composites, args.seed)} composite crops -> {args.cut_composites}")
+        return 0
+    if args.average is not None:
+        from companion.synth import train as recipes
+
+        dest = (recipes.READER_WEIGHTS if args.reader else recipes.COLOUR_WEIGHTS if args.colour
+                else recipes.THEMED_WEIGHTS if args.themed else recipes.WEIGHTS)
+        recipes.average_weights(args.average, dest)
+        print(f"the mean of {len(args.average)} weights -> {dest}")
+        print(f"exported -> {recipes.export_onnx(dest)}")
         return 0
     from companion.vision.training_stack import require_training
 

@@ -162,6 +162,48 @@ def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
     return out
 
 
+def average_weights(sources: list[Path], dest: Path) -> Path:
+    """Write to `dest` the mean of the weights in `sources`: runs of one network continued from
+    one start (a weight-space ensemble, as in WiSE-FT and "model soups", Wortsman et al. 2022).
+    Continued at a low rate, such runs stay in one basin, where their mean reads like an
+    ensemble of them at the cost of one. Everything but the weights is the first source's."""
+    if len(sources) < 2:
+        raise CompanionError("--average needs two or more weights files to average")
+    for path in sources:
+        if not Path(path).is_file():
+            raise CompanionError(f"no weights file at {path}")
+    from companion.vision.training_stack import require_training
+
+    require_training("averaging weights")
+    offline_ultralytics()
+    import copy
+
+    import torch
+
+    checkpoints = []
+    for path in sources:
+        try:
+            checkpoints.append(torch.load(path, map_location="cpu", weights_only=False))
+        except Exception as e:  # a file that is not a checkpoint at all
+            raise CompanionError(f"{path} is not an ultralytics weights file ({type(e).__name__})") from None
+        if not hasattr(checkpoints[-1].get("model") if isinstance(checkpoints[-1], dict) else None, "state_dict"):
+            raise CompanionError(f"{path} is not an ultralytics weights file (no model in it)")
+    states = [c["model"].float().state_dict() for c in checkpoints]
+    first = states[0]
+    for path, state in zip(sources[1:], states[1:]):
+        if state.keys() != first.keys() or any(state[k].shape != first[k].shape for k in first):
+            raise CompanionError(f"{path} is not the same network as {sources[0]}: only runs continued "
+                                 "from one model can be averaged")
+    # counters (BatchNorm's batches seen) are not weights: the first source's are kept
+    mean = {k: (sum(s[k] for s in states) / len(states)) if v.is_floating_point() else v for k, v in first.items()}
+    out = copy.deepcopy(checkpoints[0])
+    out["model"].load_state_dict(mean)
+    out["model"] = out["model"].half()  # stored as ultralytics stores its best.pt
+    Path(dest).parent.mkdir(parents=True, exist_ok=True)
+    torch.save(out, dest)
+    return Path(dest)
+
+
 @dataclass
 class ReaderRecipe:
     """What `uno-companion train --reader` does: the second stage, which names the symbol

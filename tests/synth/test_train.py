@@ -191,3 +191,56 @@ def test_themed_crops_name_themed_cards_whole_and_classic_faces_classic(tmp_path
     assert labels <= set(THEMED_CLASSES) and CLASSIC in labels
     assert any(name.startswith(("pink_", "teal_", "orange_", "purple_")) for name in labels)  # the dark side
     assert cv2.imread(str(files[0])).shape == (READER_SIZE, READER_SIZE, 3)
+
+
+def _shifted_copy(source, dest, by: float) -> None:
+    """`source`'s checkpoint with every weight moved by `by`: a stand-in for a continued run."""
+    import torch
+
+    ckpt = torch.load(source, map_location="cpu", weights_only=False)
+    with torch.no_grad():
+        for v in ckpt["model"].state_dict().values():
+            if v.is_floating_point():
+                v += by
+    torch.save(ckpt, dest)
+
+
+@needs_train
+def test_average_writes_the_mean_of_two_runs_of_one_network_as_the_readers_weights(monkeypatch, tmp_path):
+    # `train --reader --average A B` trains nothing: the reader's weights become A and B's mean,
+    # exported for the table, and the mean reads crops like the network it came from.
+    import torch
+
+    from companion.synth import train as recipes
+
+    start = recipes.READER_WEIGHTS
+    _shifted_copy(start, tmp_path / "up.pt", 0.25)
+    _shifted_copy(start, tmp_path / "down.pt", -0.25)
+    monkeypatch.setattr(recipes, "READER_WEIGHTS", tmp_path / "models" / "reader.pt")
+    exported: list = []
+    monkeypatch.setattr(recipes, "export_onnx", lambda w: exported.append(w) or w.with_suffix(".onnx"))
+    run, _ = _train_command(monkeypatch, "train_reader")
+    assert run(["--reader", "--average", str(tmp_path / "up.pt"), str(tmp_path / "down.pt")]) == 0
+    assert exported == [tmp_path / "models" / "reader.pt"]
+    mean = torch.load(exported[0], map_location="cpu", weights_only=False)["model"].state_dict()
+    shipped = torch.load(start, map_location="cpu", weights_only=False)["model"].state_dict()
+    assert mean.keys() == shipped.keys()
+    for k, v in shipped.items():
+        if v.is_floating_point():  # +0.25 and -0.25 average back to the start (in half precision)
+            assert torch.allclose(mean[k].float(), v.float(), rtol=1e-2, atol=2e-3), k
+
+
+@needs_train
+def test_average_refuses_what_cannot_be_averaged_and_writes_nothing(tmp_path):
+    from companion.synth import train as recipes
+
+    out = tmp_path / "mean.pt"
+    (tmp_path / "notes.pt").write_text("not weights")
+    cases = [([recipes.READER_WEIGHTS], "two or more"),
+             ([recipes.READER_WEIGHTS, tmp_path / "missing.pt"], "no weights file at"),
+             ([recipes.READER_WEIGHTS, tmp_path / "notes.pt"], "not an ultralytics weights file"),
+             ([recipes.READER_WEIGHTS, recipes.COLOUR_WEIGHTS], "not the same network")]
+    for sources, message in cases:
+        with pytest.raises(CompanionError, match=message):
+            recipes.average_weights(sources, out)
+        assert not out.exists()
