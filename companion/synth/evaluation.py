@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from companion.referee.cards import CARD_NAMES, parse_card
 from companion.errors import CompanionError, InputFileError, UsageError
-from companion.vision.photometric import SHIFTS, apply_shift
+from companion.vision.photometric import EXTRA_SHIFTS, SHIFTS, apply_shift
 
 if TYPE_CHECKING:  # the detector module loads the model stack; only its types are needed here
     from companion.vision.detector import Detection, Detector
@@ -177,16 +177,17 @@ def rendered_shifts(detector: Detector, deck: str = "flip", per_card: int = 4, s
 
 
 def shift_names(spec: str) -> list[str]:
-    """The variants a `--shifts` value names: all of them ("none" first) for an empty value,
-    else the comma-separated names in the order given, each once."""
+    """The variants a `--shifts` value names: the benchmark's family ("none" first) for an empty
+    value, else the comma-separated names in the order given, each once (`EXTRA_SHIFTS` too)."""
     names = list(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
     if not names:
         return list(VARIANTS)
-    unknown = [n for n in names if n not in VARIANTS]
+    known = [*VARIANTS, *EXTRA_SHIFTS]
+    unknown = [n for n in names if n not in known]
     if unknown:
         # `--shifts` takes an optional value, so written before the folders it eats the first.
         hint = " (a folder: put --shifts after the folders)" if Path(unknown[0]).is_dir() else ""
-        raise UsageError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(VARIANTS)}")
+        raise UsageError(f"--shifts: unknown camera shift {unknown[0]!r}{hint}; known: {', '.join(known)}")
     return names
 
 

@@ -307,8 +307,11 @@ class YoloDetector:
             if self.remember_light:
                 self._light = white if strong else None
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
-            # picture's brightest white made grey and its contrast and colour brought up
-            candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))])))
+            # picture's brightest white made grey and its contrast and colour brought up. However
+            # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
+            # picture in which no card was found has nothing to lose, and under a bulb warmer than
+            # the readers trained with (2200 K: an amber filament bulb) the white is tinted past it.
+            candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))], cap=np.inf)))
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.

@@ -190,8 +190,17 @@ def test_shifts_unknown_name_is_one_line_listing_the_known_ones_before_the_model
     assert cli_main(["eval-photos", str(root), "--shifts", "none,sepia"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown camera shift 'sepia'" in err
-    assert "known: none, 2700K, 8000K, hue+12" in err and "third" in err
+    assert "known: none, 2700K, 8000K, hue+12" in err and "third, 2200K" in err
     assert hue_reader == []
+
+
+def test_an_amber_bulb_is_measured_by_name_but_is_not_in_the_benchmarks_family(tmp_path, capsys, hue_reader):
+    # 2200 K is read when named; `--shifts` alone keeps the family whose totals are compared
+    root = _hue_tree(tmp_path)
+    assert cli_main(["eval-photos", str(root), "--shifts", "none,2200K", "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)[str(root)]["shifts"]) == ["none", "2200K"]
+    assert cli_main(["eval-photos", str(root), "--shifts", "--json"]) == 0
+    assert "2200K" not in json.loads(capsys.readouterr().out)[str(root)]["shifts"]
 
 
 def test_shifts_before_the_folders_says_where_it_goes(tmp_path, capsys, hue_reader):

@@ -411,3 +411,24 @@ def test_shipped_model_watching_the_demo_names_every_card_laid_and_revealed(repo
     # from the reveal area), then the two losers' at the end of the hand
     assert figures["cards_laid"] >= 25 and figures["reveals"] == 4
     assert (figures["phantom"], figures["missed"], figures["wrong_names"], figures["wrong_kind"]) == (0, 0, 0, 0)
+
+
+@shipped_only
+def test_cards_under_an_amber_filament_bulb_are_found_and_named(shipped):
+    # A 2200 K bulb under a daylight-balanced camera tints the cards' white past the cast taken
+    # for light, and the finder sees nothing at first; its look at the picture balanced on its
+    # own brightest part must not stop at that cap, or half these cards go unseen.
+    from companion.referee.cards import deck
+    from companion.synth.scenes import pile_scene
+    from companion.synth.themedcrops import themed_bank
+    from companion.vision.crops import box_iou
+    from companion.vision.photometric import colour_temperature
+
+    names = sorted(deck("classic"))
+    bank, rng = themed_bank(110, variants=2), np.random.default_rng(16)
+    right = 0
+    for name in names[::3]:
+        frame, box = pile_scene(rng, bank, name, below=names)
+        found = shipped.detect(colour_temperature(frame, 2200))
+        right += any(d.card == name and box_iou(d.box, box) >= 0.5 for d in found)
+    assert right >= 15, f"{right} of {len(names[::3])} read under 2200 K"

@@ -72,3 +72,16 @@ def test_a_neutral_frame_and_no_boxes_are_not_touched():
     assert neutral_light(table, []) is table
     assert white_balanced(table, None) is table
     assert card_white(table, [(5.0, 5.0, 8.0, 8.0)]) is None  # a box too small to tell
+
+
+def test_a_tint_past_the_cap_is_taken_off_only_when_asked_to():
+    # Under a 2000 K bulb (candle-warm) a card's white is tinted past the cap: a card's box is
+    # not balanced on it (ink could look so), but a picture with no card found may be.
+    table, _ = _table_with("green_5")
+    amber = colour_temperature(table, 2000)
+    h, w = amber.shape[:2]
+    whole = [(0.0, 0.0, float(w), float(h))]
+    assert card_white(amber, whole) is None and neutral_light(amber, whole) is amber
+    balanced = neutral_light(amber, whole, cap=np.inf)
+    white = card_white(balanced, whole, cap=np.inf)
+    assert white is not None and white.max() / (white.min() + 1.0) < 1.15
