@@ -432,3 +432,25 @@ def test_cards_under_an_amber_filament_bulb_are_found_and_named(shipped):
         found = shipped.detect(colour_temperature(frame, 2200))
         right += any(d.card == name and box_iou(d.box, box) >= 0.5 for d in found)
     assert right >= 15, f"{right} of {len(names[::3])} read under 2200 K"
+
+
+@shipped_only
+def test_cards_seen_only_with_a_strong_tint_taken_off_are_read_with_it_off(shipped):
+    # Under a 2000 K light the cards' white is tinted far past the cap: once the finder has seen
+    # the cards in the picture balanced on its brightest part, their colours are read balanced
+    # too (left warm, greens and blues read yellow and the wrong card is called illegal).
+    from companion.referee.cards import deck
+    from companion.synth.scenes import pile_scene
+    from companion.synth.themedcrops import themed_bank
+    from companion.vision.crops import box_iou
+    from companion.vision.photometric import colour_temperature
+
+    names = sorted(deck("classic"))[::2]
+    bank, rng = themed_bank(110, variants=2), np.random.default_rng(16)
+    right = wrong_colour = 0
+    for name in names:
+        frame, box = pile_scene(rng, bank, name, below=sorted(deck("classic")))
+        seen = [d.card for d in shipped.detect(colour_temperature(frame, 2000)) if box_iou(d.box, box) >= 0.5]
+        right += name in seen
+        wrong_colour += any(c != name and c.split("_", 1)[1:] == name.split("_", 1)[1:] for c in seen)
+    assert right >= 22 and wrong_colour <= 1, f"{right} of {len(names)} right, {wrong_colour} in another colour"
