@@ -165,7 +165,7 @@ def export_onnx(weights: Path = WEIGHTS, imgsz: int | None = None) -> Path:
 def average_weights(sources: list[Path], dest: Path) -> Path:
     """Write to `dest` the mean of the weights in `sources`: runs of one network continued from
     one start (a weight-space ensemble, as in WiSE-FT and "model soups", Wortsman et al. 2022).
-    Continued at a low rate, such runs stay in one basin, where their mean reads like an
+    Continued at a low rate, such runs stay in one basin, where their mean often reads like an
     ensemble of them at the cost of one. Everything but the weights is the first source's."""
     if len(sources) < 2:
         raise CompanionError("--average needs two or more weights files to average")
