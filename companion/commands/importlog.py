@@ -16,6 +16,9 @@ HELP = "import a JSON Lines table log into the store"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the table log to import")
+    parser.add_argument("--league", metavar="ID", default=None,
+                        help="the league the game joins (`league list` shows the ids); games played at the "
+                             "table join the open league by themselves, imported ones only so")
     add_store_arguments(parser, created=True)
 
 
@@ -57,11 +60,12 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} has a game in progress ({in_progress}); an unfinished log imported "
                              f"now would take its place when the companion starts: finish that game "
                              f"first, or import into another store (--db)")
-        game_id = store.import_lines(lines)  # the lines checked above, not read again
+        game_id = store.import_lines(lines, league_id=args.league)  # the lines checked above, not read again
         rows = store.rows(game_id)
         finished = store.last_unfinished() != game_id
     rejected = sum(not row["accepted"] and row["line"] != "" for row in rows)
     status = "finished" if finished else "unfinished: `uno-companion run` resumes it"
-    print(f"imported {args.log} as game {game_id} into {path}: "
+    joined = f", in league {args.league}" if args.league else ""
+    print(f"imported {args.log} as game {game_id} into {path}{joined}: "
           f"{len(rows)} events ({rejected} rejected), {status}")
     return 0

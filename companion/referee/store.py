@@ -539,8 +539,9 @@ class EventStore:
         """
         return self.import_lines(read_jsonl(path), game_id=game_id)
 
-    def import_lines(self, lines: list, *, game_id: str | None = None) -> str:
-        """`import_jsonl` for a log already read (`read_jsonl`'s lines); return the game's id."""
+    def import_lines(self, lines: list, *, game_id: str | None = None, league_id: str | None = None) -> str:
+        """`import_jsonl` for a log already read (`read_jsonl`'s lines); return the game's id.
+        With `league_id`, the game joins that league in the same transaction."""
         from companion.referee.engine import Table  # the engine is pure; imported only when needed
 
         table = Table()
@@ -555,6 +556,8 @@ class EventStore:
         game_id = game_id or new_game_id()
         if self.has_game(game_id):
             raise StoreError(f"a game {game_id!r} is already in {self.path}")
+        if league_id is not None and self.league(league_id) is None:
+            raise StoreError(f"no league {league_id!r} in {self.path} (`uno-companion league list`)")
         now = time.time()
         with self._write("import the log"):
             self._db.execute(
@@ -567,6 +570,9 @@ class EventStore:
                 [(game_id, i, now, int(ok), encode_line(line)) for i, (line, ok) in
                  enumerate(zip(lines, flags))],
             )
+            if league_id is not None:
+                self._db.execute("INSERT INTO league_games (league_id, game_id) VALUES (?, ?)",
+                                 (league_id, game_id))
         return game_id
 
     # -- lifetime ------------------------------------------------------------------------

@@ -267,3 +267,28 @@ def test_game_result_marks_a_lowest_wins_game():
 
     log = list(simulate_games(3, 1, 5, {"hands": 1, "scoring": "lowest_wins"}, mistakes=False))
     assert game_result(replay(log).state)["lowest_wins"] is True
+
+
+def test_cli_import_into_a_league_counts_the_game_and_an_unknown_league_imports_nothing(tmp_path, capsys):
+    # A game played on another companion, brought to league night: `import --league ID` puts it in
+    # the standings at once (without it, an imported game joins no league).
+    db, log = tmp_path / "games.db", tmp_path / "game.jsonl"
+    log.write_text("".join(json.dumps(ev) + "\n" for ev in simulate_games(4, 1, 5, {"hands": 1}, mistakes=False)))
+    assert main(["league", "new", "Friday", "--db", str(db)]) == 0
+    with EventStore(db) as store:
+        (league,) = [entry["id"] for entry in store.leagues()]
+        store.close_league(league)  # the evening is over; its games are brought in afterwards
+    capsys.readouterr()
+    assert main(["import", str(log), "--league", "nope", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "no league 'nope'" in err and err.count("\n") == 1
+    with EventStore(db) as store:
+        assert store.games() == []  # nothing imported
+    assert main(["import", str(log), "--league", league, "--db", str(db)]) == 0
+    assert f"in league {league}" in capsys.readouterr().out
+    with EventStore(db) as store:
+        table = league_standings(store, league)
+    assert [row["games"] for row in table["table"]] == [1, 1, 1, 1]  # four players, one game each
+    assert main(["import", str(log), "--db", str(db)]) == 0  # the same log again, no league: not counted
+    with EventStore(db) as store:
+        assert len(store.games()) == 2 and len(store.league_games(league)) == 1
