@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol
 
+from companion.referee.engine import WAITING_WORDS
 from companion.vision.camera import Frame, FrameSource, ResilientSource, SourceStatus
 from companion.vision.watcher import beside_words
 
@@ -322,7 +323,7 @@ def describe_game(state: dict) -> str:
     if waiting in ("play", "color", "target", "challenge") and turn:
         parts.append(f"{turn} to {'play' if waiting == 'play' else waiting}")
     else:
-        parts.append(f"waiting for {waiting}")
+        parts.append(f"waiting for {WAITING_WORDS.get(waiting, waiting)}")
     if state.get("top"):
         parts.append(f"top {state['top']}")
     leader = max(state["players"], key=lambda p: p.get("score", 0))

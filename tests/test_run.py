@@ -223,7 +223,7 @@ def test_event_pump_hands_gpio_events_to_the_referee_in_order() -> None:
         ({"players": [{"name": "Ann", "score": 0}], "waiting_for": "play", "turn": "Ann", "hand": 2, "top": "red_7"},
          "hand 2, Ann to play, top red_7"),
         ({"players": [{"name": "Ann", "score": 120}, {"name": "Bob", "score": 40}], "waiting_for": "deal", "hand": 1},
-         "hand 1, waiting for deal, leader Ann 120"),
+         "hand 1, waiting for the deal, leader Ann 120"),
         ({"players": [{"name": "Ann", "score": 520}], "waiting_for": "game_over", "game_winner": "Ann"}, "game over, Ann won"),
     ],
 )

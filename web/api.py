@@ -22,6 +22,7 @@ from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.effects import all_effects
+from companion.referee.engine import not_now
 from companion.referee.rules import Rules, names_differ
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
@@ -314,12 +315,12 @@ def act() -> Any:
                 return refuse(403, f"not your move: the table waits for {state.get('turn')} ({waiting})",
                               "err.not_your_move", player=state.get("turn"))
             # nobody's turn, or it is mine but the table waits for something else (my colour)
-            return refuse(403, f"not now: waiting for {waiting}", "err.not_now", phase=waiting)
+            return refuse(403, not_now(waiting), "err.not_now", phase=waiting)
     # the first card is the dealer's to turn up; after a Flip, the new top is its player's to say
     turner = state.get("turned_by") or state.get("dealer")
     if action == "flip" and (state.get("waiting_for") != "flip" or turner != me):
         if state.get("waiting_for") != "flip":
-            return refuse(403, f"not now: waiting for {state.get('waiting_for')}", "err.not_now",
+            return refuse(403, not_now(state.get("waiting_for")), "err.not_now",
                           phase=state.get("waiting_for"))
         if state.get("turned_by"):
             return refuse(403, f"{turner} played the Flip and says the new top card", "err.not_turner",

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from companion.referee.engine import WAITING_WORDS
+
 Say = dict[str, Any]
 
 _CARD = r"([a-z0-9_]+)"
@@ -152,10 +154,13 @@ def notice_say(notice: dict) -> Say:
     return {"k": "notice.other", "a": {"player": player}}
 
 
+# The engine says what the table waits for in words; the page says it in its own language.
+_PHASE_OF = {words: phase for phase, words in WAITING_WORDS.items()}
+
 # Refusals (the engine's `rejected` reasons, and the page's own) people can meet at a table.
 _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
     (re.compile(p), k, names) for p, k, names in (
-        (r"^not now: waiting for (\w+)$", "err.not_now", ("phase",)),
+        (rf"^not now: waiting for ({'|'.join(map(re.escape, _PHASE_OF))})$", "err.not_now", ("phase",)),
         (rf"^{_NAME} must draw before passing$", "err.draw_first", ("player",)),
         (rf"^{_NAME} already drew this turn", "err.drew_already", ("player",)),
         (rf"^{_NAME} must answer or take the (\d+) pending cards$", "err.pending", ("player", "n")),
@@ -236,5 +241,7 @@ def error_say(message: str) -> Say:
         m = pattern.search(message)
         if m:
             values = [int(v) if v.isdigit() else v for v in m.groups()]
+            if key == "err.not_now":
+                values = [_PHASE_OF[values[0]]]
             return {"k": key, "a": dict(zip(names, values))}
     return {"k": "err.generic", "a": {"reason": message}}

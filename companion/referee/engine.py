@@ -48,6 +48,29 @@ class _Reject(Exception):
     """An event that does not fit; its message is the `rejected` notice's message."""
 
 
+# What the table waits for, in the words its refusals use ("not now: waiting for the deal");
+# `waiting_for` keeps the phase's name, and the pages say these in their own language (web/i18n,
+# "what.*"). Each phase has its own words, so a refusal names its phase again.
+WAITING_WORDS: dict[str, str] = {
+    "game": "a new game",
+    "deal": "the deal",
+    "flip": "the first card",
+    "play": "a card",
+    "color": "a colour to be named",
+    "target": "a player to be picked",
+    "challenge": "the answer to the wild card",
+    "evidence": "the challenge to be judged",
+    "take_back": "the wrong card to be taken back",
+    "scores": "the points of the hand",
+    "game_over": "a new game (this one is over)",
+}
+
+
+def not_now(phase: str) -> str:
+    """The refusal of an event the table is not waiting for: what it waits for, in words."""
+    return f"not now: waiting for {WAITING_WORDS.get(phase, phase)}"
+
+
 def _until_text(colour: str) -> str:
     return "a Gryffindor card" if colour == "gryffindor" else f"a {colour} card"
 
@@ -412,7 +435,7 @@ class Table:
 
     def _expect(self, *phases: str) -> None:
         if self._phase not in phases:
-            raise _Reject(f"not now: waiting for {self._phase}")
+            raise _Reject(not_now(self._phase))
 
     # ------------------------------------------------------------------ game state
     def _new_game(self, names: list[str], rules: Rules) -> None:
@@ -981,7 +1004,7 @@ class Table:
         """
         phase = self._phase
         if phase not in ("play", "challenge", "take_back"):
-            raise _Reject(f"not now: waiting for {phase}")
+            raise _Reject(not_now(phase))
         t = self._turn
         assert t is not None
         d, pending, stand, accept, victim = self._dir, self._pending, False, False, None
@@ -1344,7 +1367,7 @@ class Table:
         if p in self._gone:
             raise _Reject(f"{self._names[p]} is out of this hand")
         if swap_first and self._swap_target is not None:
-            raise _Reject("the target is already chosen: waiting for color")
+            raise _Reject("the target is already chosen: waiting for a colour to be named")
         if dry:
             return
         t = self._turn
@@ -1595,7 +1618,7 @@ class Table:
             num = INFO[names[0]][1]
             self._by_draw[p] = int(num) if num.isdigit() else 0
             return
-        raise _Reject(f"not now: waiting for {phase}")
+        raise _Reject(not_now(phase))
 
     def _recount(self, p: int, size: int) -> None:
         if size != self._cards[p]:

@@ -375,8 +375,8 @@ def test_engine_end_of_hand_and_scoring(rules, lines, expected):
     (["points Bob 3"], "won the hand"),
     (["points Cid 3", "points Cid 4"], "already in"),
     (["points Cid -1"], "at least 0"),
-    (["play red_3"], "waiting for scores"),
-    (["deal"], "waiting for scores"),
+    (["play red_3"], "waiting for the points of the hand"),
+    (["deal"], "waiting for the points of the hand"),
 ])
 def test_engine_scores_phase_rejections(lines, error):
     table = play(["flip red_5", "play red_1", *lines], ONE)
@@ -583,7 +583,7 @@ def test_engine_seven_down_to_one_needs_no_call():
     ({"type": "target", "player": "Zed"}, "not now"),
     ({"type": "uno", "player": "Zed"}, "unknown player 'Zed'"),
     ({"type": "draw", "count": 0}, "at least 1"),
-    ({"type": "challenge"}, "not now: waiting for play"),
+    ({"type": "challenge"}, "not now: waiting for a card"),
     ({"type": "take_back"}, "not now"),
     ({"cards": []}, "missing event \"type\""),
     ("[1, 2]", "JSON object"),

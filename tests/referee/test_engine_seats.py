@@ -45,7 +45,7 @@ def test_seats_mid_hand_are_refused_and_change_nothing():
     before = table.state
     table.push(seats("Ann", "Cid", "Bob", "Dee"))
     after = table.state
-    assert after["notices"][-1]["message"] == "not now: waiting for play"
+    assert after["notices"][-1]["message"] == "not now: waiting for a card"
     assert order(table) == FOUR and after["turn"] == before["turn"] == "Bob"
 
 

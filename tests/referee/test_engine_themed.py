@@ -207,8 +207,8 @@ def test_flip_new_top_must_be_a_face_of_the_new_side():
 
 def test_flip_nothing_but_the_new_top_is_accepted_meanwhile():
     table = flip_play(["flip red_5", "play red_flip"])
-    assert "waiting for flip" in rejected(table, "play pink_3")
-    assert "waiting for flip" in rejected(table, "draw")
+    assert "waiting for the first card" in rejected(table, "play pink_3")
+    assert "waiting for the first card" in rejected(table, "draw")
 
 
 def test_flip_to_a_dark_wild_the_flipper_names_a_dark_colour():
@@ -515,4 +515,4 @@ def test_dementor_the_next_player_draws_until_gryffindor():
 
 def test_dementor_cannot_be_challenged():
     table = play(["flip red_5", "play dementor green"], THEMED)
-    assert "waiting for play" in rejected(table, "challenge")
+    assert "waiting for a card" in rejected(table, "challenge")

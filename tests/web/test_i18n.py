@@ -206,6 +206,25 @@ def test_common_refusals_have_their_own_words(event, key):
         assert "{" not in t(say["k"], lang, say["a"])
 
 
+def test_a_refusal_says_what_the_table_waits_for_in_words_and_the_page_in_its_language():
+    # "not now: waiting for take_back" spoke the engine's language; the log, the CLI and the API
+    # now say it in words, and the page still knows which phase it was, whatever it was
+    from companion.referee.engine import WAITING_WORDS, not_now
+
+    table = Table()
+    for e in ({"type": "game", "players": ["Ann", "Bob"]},
+              {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
+              {"type": "play", "card": "blue_7"}):  # a wrong card: it is to be taken back
+        table.push(e)
+    assert table.state["waiting_for"] == "take_back"
+    message = [n for n in table.push({"type": "deal"}) if n["kind"] == "rejected"][0]["message"]
+    assert message == "not now: waiting for the wrong card to be taken back"
+    assert t("err.not_now", "it", error_say(message)["a"]) == t("err.not_now", "it", {"phase": "take_back"})
+    for phase in WAITING_WORDS:
+        assert "_" not in not_now(phase)
+        assert error_say(not_now(phase)) == {"k": "err.not_now", "a": {"phase": phase}}
+
+
 @pytest.mark.parametrize("mode", ["camera", "none", "demo"])
 def test_every_view_renders_in_both_languages(mode):
     app = create_app({"HOST_PIN": "2468", "TABLE_MODE": mode})

@@ -320,7 +320,7 @@ def test_a_move_before_the_first_card_is_turned_up_is_not_now(referee, app, host
     ann = _seat(app, "Ann")
     resp = ann.post("/api/act", json={"action": "draw"})
     body = resp.get_json()
-    assert resp.status_code == 403 and body["error"] == "not now: waiting for flip"
+    assert resp.status_code == 403 and body["error"] == "not now: waiting for the first card"
     assert body["say"] == {"k": "err.not_now", "a": {"phase": "flip"}}
     assert referee.state["waiting_for"] == "flip"
 
