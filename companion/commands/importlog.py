@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the table log to import")
     parser.add_argument("--league", metavar="ID", default=None,
                         help="the league the game joins (`league list` shows the ids); games played at the "
-                             "table join the open league by themselves, imported ones only so")
+                             "table join the open league by themselves, imported ones only with this")
     add_store_arguments(parser, created=True)
 
 
