@@ -438,7 +438,7 @@ def test_cards_under_an_amber_filament_bulb_are_found_and_named(shipped):
 def test_cards_seen_only_with_a_strong_tint_taken_off_are_read_with_it_off(shipped):
     # Under a 2000 K light the cards' white is tinted far past the cap: once the finder has seen
     # the cards in the picture balanced on its brightest part, their colours are read balanced
-    # too (left warm, greens and blues read yellow and the wrong card is called illegal).
+    # too (left warm, a quarter of these read in another colour: an honest play called illegal).
     from companion.referee.cards import deck
     from companion.synth.scenes import pile_scene
     from companion.synth.themedcrops import themed_bank
