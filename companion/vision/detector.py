@@ -298,7 +298,7 @@ class YoloDetector:
             candidates = self._find(frame)
             remembered = False
         white, white_boxes = None, None  # the cards' white, and the boxes it was measured in
-        tinted = False
+        cap = MAX_GAIN  # the strongest tint taken for light when the cards are read
         if candidates:  # a cast stronger than the finder learned (a warm bulb): look again with it taken off
             white_boxes = [box for box, _, _ in candidates]
             white = card_white(frame, white_boxes)
@@ -313,7 +313,8 @@ class YoloDetector:
             # picture in which no card was found has nothing to lose, and under a bulb warmer than
             # the readers trained with (2200 K: an amber filament bulb) the white is tinted past it.
             candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))], cap=np.inf)))
-            tinted = bool(candidates)  # seen only with the tint off: read them so too, however strong
+            if candidates:  # seen only with the tint off: read them so too, however strong
+                cap = np.inf
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole
             candidates.append(((0.0, 0.0, float(w), float(h)), None, 0.0))
         # The reader's certainty is discounted where the detector barely saw a card.
@@ -322,7 +323,6 @@ class YoloDetector:
         # Everything below reads the cards as if their white were grey (a warm bulb, a blue
         # shade or a camera's balance taken off: `neutral_light`, its white measured once when
         # these are the boxes it was measured in); the finder saw the frame as it was.
-        cap = np.inf if tinted else MAX_GAIN
         frame = white_balanced(frame, white if boxes == white_boxes else card_white(frame, boxes, cap), cap)
         crops = [crop_square(frame, box) for box in boxes]
         themed = self._themed(crops)
