@@ -22,7 +22,7 @@ from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
 from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.effects import all_effects
-from companion.referee.engine import not_now
+from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import Rules, names_differ
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
@@ -312,7 +312,8 @@ def act() -> Any:
         if state.get("turn") != me or state.get("waiting_for") not in _TURN_ACTIONS[action]:
             waiting = state.get("waiting_for")
             if state.get("turn") and state.get("turn") != me:
-                return refuse(403, f"not your move: the table waits for {state.get('turn')} ({waiting})",
+                return refuse(403, f"not your move: the table waits for {state.get('turn')} "
+                                   f"({WAITING_WORDS.get(waiting, waiting)})",
                               "err.not_your_move", player=state.get("turn"))
             # nobody's turn, or it is mine but the table waits for something else (my colour)
             return refuse(403, not_now(waiting), "err.not_now", phase=waiting)

@@ -56,6 +56,7 @@ def test_phones_only_a_hand_from_flip_to_points(tmp_path):
     before = len(referee.events)
     resp = seat["Bob"].post("/api/act", json={"action": "play", "card": "red_6"})
     assert resp.status_code == 403 and resp.get_json()["say"] == {"k": "err.not_your_move", "a": {"player": "Ann"}}
+    assert resp.get_json()["error"] == "not your move: the table waits for Ann (a card)"  # words, not a phase name
     assert len(referee.events) == before
     bad = seat["Ann"].post("/api/act", json={"action": "play", "card": "red_55"})
     assert bad.status_code == 400 and len(referee.events) == before
