@@ -310,6 +310,15 @@ class EventPump:
                 log.exception("%s: the referee could not take %s", self.source, event)
 
 
+# what the player whose turn it is must do, as the English page says it (not the phase's name)
+_TURN_WORDS = {
+    "play": "{} to play",
+    "color": "{} names a colour",
+    "target": "{} picks a player",
+    "challenge": "{} may challenge the wild card",
+}
+
+
 def describe_game(state: dict) -> str:
     """A few words on the game for the status line."""
     waiting = state.get("waiting_for")
@@ -320,8 +329,8 @@ def describe_game(state: dict) -> str:
     hand = state.get("hand") or 0
     parts = [f"hand {hand}"] if hand else []
     turn = state.get("turn")
-    if waiting in ("play", "color", "target", "challenge") and turn:
-        parts.append(f"{turn} to {'play' if waiting == 'play' else waiting}")
+    if waiting in _TURN_WORDS and turn:
+        parts.append(_TURN_WORDS[waiting].format(turn))
     else:
         parts.append(f"waiting for {WAITING_WORDS.get(waiting, waiting)}")
     if state.get("top"):
