@@ -20,6 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime (and torch) threads (default: all cores)")
     parser.add_argument("--model", type=Path, default=None,
                         help="the finder's weights to time, .onnx and/or .pt of the same name (default: models/uno-cards)")
+    parser.add_argument("--light", default="none", metavar="SHIFT",
+                        help="the frames through one camera shift of eval-photos (e.g. 2700K, 2200K), read by a "
+                             "recognizer made as `run` makes it (one camera, one light: a light taken off is "
+                             "remembered); prints the finder's looks a frame too (default: none, as they are)")
     parser.add_argument("--export", action="store_true",
                         help="export the .pt weights to ONNX first (offline, through ultralytics: needs the [train] extra)")
 
@@ -45,6 +49,20 @@ def time_detector(detector: Any, frames: Sequence[np.ndarray]) -> float:
         detector.detect(f)
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
+
+
+def counting_looks(detector: Any) -> list[int]:
+    """Count the finder's looks at `detector`'s frames (a second look at a warm or hazy frame
+    doubles its cost); the returned list grows by one per look."""
+    looks: list[int] = []
+    find = detector._find
+
+    def counted(frame: np.ndarray) -> Any:
+        looks.append(1)
+        return find(frame)
+
+    detector._find = counted
+    return looks
 
 
 def main(args: argparse.Namespace) -> int:
@@ -74,8 +92,12 @@ def main(args: argparse.Namespace) -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-    frames = list(_frames(args.frames))
-    print(f"{len(frames)} frames of 640x480, {os.cpu_count()} CPU cores, "
+    from companion.vision.photometric import apply_shift
+
+    apply_shift(args.light, np.zeros((2, 2, 3), np.uint8))  # an unknown shift: one line, before any work
+    frames = [apply_shift(args.light, f) for f in _frames(args.frames)]
+    light = "" if args.light == "none" else f", through {args.light} (light remembered, as `run` does)"
+    print(f"{len(frames)} frames of 640x480{light}, {os.cpu_count()} CPU cores, "
           f"{args.threads or os.cpu_count()} threads")
     for suffix, label in ((".onnx", "onnxruntime"), (".pt", "PyTorch (ultralytics)")):
         path = weights.with_suffix(suffix)
@@ -87,7 +109,11 @@ def main(args: argparse.Namespace) -> int:
             continue
         # The finder and its reader in the same format; the colour reader is the shipped ONNX one.
         reader = path.with_name(f"{READER_STEM}{suffix}")
-        ms = time_detector(YoloDetector(path, reader=reader if reader.exists() else False), frames)
+        detector = YoloDetector(path, reader=reader if reader.exists() else False,
+                                remember_light=args.light != "none")
+        looks = counting_looks(detector)
+        ms = time_detector(detector, frames)
         models = f"{path.name} + {reader.name}" if reader.exists() else f"{path.name} (no reader)"
-        print(f"{label}, {models}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps)")
+        print(f"{label}, {models}: median {ms:.1f} ms per frame ({1000 / ms:.0f} fps), "
+              f"{len(looks) / (len(frames) + 1):.2f} finder looks a frame")
     return 0

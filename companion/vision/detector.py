@@ -197,6 +197,7 @@ class YoloDetector:
     finder_cast = FINDER_GAINS[1] / FINDER_GAINS[0]
     remember_light = False  # see __init__
     _light: np.ndarray | None = None  # the cast the last frame needed taken off (remember_light)
+    _light_cap = MAX_GAIN  # how strong a tint that light was taken off with (np.inf: the amber bulb's)
     themed_reader: Any = None  # see __init__: only at a themed deck's table
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
@@ -240,6 +241,7 @@ class YoloDetector:
         # photo's light to the next.
         self.remember_light = remember_light
         self._light: np.ndarray | None = None
+        self._light_cap = MAX_GAIN
         # Numbers and actions read in the last frame but dropped for showing no colour at all (a
         # black-and-white picture, `shows_colour`): the caller can say why no card was found.
         self.colourless = 0
@@ -293,20 +295,22 @@ class YoloDetector:
         # One camera under one light (`remember_light`): a cast the last frame needed taken off is
         # taken off before the first look, so a warm table costs one look a frame, not two.
         remembered = self._light is not None
-        candidates = self._find(white_balanced(frame, self._light)) if remembered else []
+        # the strongest tint taken for light when the cards are read: past MAX_GAIN only for a
+        # light the no-card fallback below found the cards under (and its frames after)
+        cap = self._light_cap if remembered else MAX_GAIN
+        candidates = self._find(white_balanced(frame, self._light, cap)) if remembered else []
         if not candidates:
             candidates = self._find(frame)
-            remembered = False
+            remembered, cap = False, MAX_GAIN
         white, white_boxes = None, None  # the cards' white, and the boxes it was measured in
-        cap = MAX_GAIN  # the strongest tint taken for light when the cards are read
         if candidates:  # a cast stronger than the finder learned (a warm bulb): look again with it taken off
             white_boxes = [box for box, _, _ in candidates]
-            white = card_white(frame, white_boxes)
+            white = card_white(frame, white_boxes, cap)
             strong = white is not None and cast(white) > self.finder_cast
             if strong and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
             if self.remember_light:
-                self._light = white if strong else None
+                self._light, self._light_cap = (white, cap) if strong else (None, MAX_GAIN)
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
             # picture's brightest white made grey and its contrast and colour brought up. However
             # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
@@ -323,6 +327,7 @@ class YoloDetector:
         # Everything below reads the cards as if their white were grey (a warm bulb, a blue
         # shade or a camera's balance taken off: `neutral_light`, its white measured once when
         # these are the boxes it was measured in); the finder saw the frame as it was.
+        as_seen = frame
         frame = white_balanced(frame, white if boxes == white_boxes else card_white(frame, boxes, cap), cap)
         crops = [crop_square(frame, box) for box in boxes]
         themed = self._themed(crops)
@@ -367,6 +372,13 @@ class YoloDetector:
                 if det_conf >= self.seam_conf:
                     sure.append(box)
         out.sort(key=lambda d: d.confidence, reverse=True)
+        if self.remember_light and cap == np.inf and not remembered:
+            # cards found only with a tint past the cap taken off (an amber bulb): the next frame
+            # is looked at with their light taken off first, one look and not three. Measured on
+            # the cards named, not on whatever the look boxed (clutter on an empty table).
+            light = card_white(as_seen, [d.box for d in out], cap) if out else None
+            strong = light is not None and cast(light) > self.finder_cast
+            self._light, self._light_cap = (light, cap) if strong else (None, MAX_GAIN)
         return out
 
     def _names(self, symbols: np.ndarray, names: list[str], colours: np.ndarray | None,

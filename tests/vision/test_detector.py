@@ -435,6 +435,50 @@ def test_cards_under_an_amber_filament_bulb_are_found_and_named(shipped):
 
 
 @shipped_only
+def test_one_camera_under_an_amber_bulb_is_looked_at_once_a_frame_after_the_first(monkeypatch):
+    # Under 2200 K the finder sees the cards only in the picture balanced past the cap (two
+    # looks a frame); `run`'s detector remembers that light, as it does a milder warm bulb's.
+    from companion.referee.cards import deck
+    from companion.synth.scenes import pile_scene
+    from companion.synth.themedcrops import themed_bank
+    from companion.vision.crops import box_iou
+    from companion.vision.photometric import colour_temperature
+
+    onnx = SHIPPED.with_suffix(".onnx")
+    camera = YoloDetector(onnx if onnx.exists() else SHIPPED, remember_light=True)  # as `run` makes it
+    looks, first_look = [], camera._find
+    monkeypatch.setattr(camera, "_find", lambda frame: looks.append(frame) or first_look(frame))
+    names = sorted(deck("classic"))
+    bank, rng = themed_bank(110, variants=2), np.random.default_rng(16)
+    piles = [pile_scene(rng, bank, name, below=names) + (name,) for name in names[::6]]
+    right, counts = 0, []
+    for frame, box, name in piles + piles[:1]:
+        looks.clear()
+        found = camera.detect(colour_temperature(frame, 2200))
+        right += any(d.card == name and box_iou(d.box, box) >= 0.5 for d in found)
+        counts.append(len(looks))
+    assert counts[0] == 2 and counts[1:] == [1] * len(piles), counts  # once known, one look a frame
+    assert right >= len(piles), f"{right} of {len(piles) + 1} read"
+    # the bulb switched off: the frame is read right, and the light forgotten
+    frame, box, name = piles[0]
+    assert [d.card for d in camera.detect(frame)][:1] == [name] and camera._light is None
+
+
+@shipped_only
+def test_bench_vision_times_frames_through_a_light_as_run_reads_them(capsys):
+    import re
+
+    from companion.cli import main
+
+    assert main(["bench-vision", "--frames", "12", "--light", "2200K"]) == 0
+    out = capsys.readouterr().out
+    assert "through 2200K (light remembered" in out
+    looks = [float(x) for x in re.findall(r"([\d.]+) finder looks a frame", out)]
+    # the light found on the first frame is taken off the next before the finder looks
+    assert looks and all(x <= 1.3 for x in looks), out  # 1.38-1.46 without
+
+
+@shipped_only
 def test_cards_seen_only_with_a_strong_tint_taken_off_are_read_with_it_off(shipped):
     # Under a 2000 K light the cards' white is tinted far past the cap: once the finder has seen
     # the cards in the picture balanced on its brightest part, their colours are read balanced
