@@ -138,6 +138,7 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
     expect(bob.locator("#turnbtns button[data-act=pass]")).to_be_hidden()
     bob.click("#turnbtns button[data-act=draw]")
     _toast(bob, "done.draw")
+    bob.wait_for_timeout(500)  # a look at the card drawn: Pass, where Draw was, ignores a double tap's second tap
     bob.click("#turnbtns button[data-act=pass]")
     _toast(bob, "done.pass")
     expect(table.locator("#notices")).not_to_contain_text(t("err.draw_first", "en"))
@@ -316,6 +317,32 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     _toast(fay, "done.take_back")
     _wait(lambda: referee.state["waiting_for"] == "play" and referee.state["turn"] == "Dan", "the card taken back")
     expect(fay.locator("#tookbtns")).to_be_hidden()
+
+
+def test_a_double_tap_on_draw_does_not_pass_with_its_second_tap(server, browser):
+    # After Draw, Pass comes up where Draw was: a double tap's second tap landed on it and
+    # passed the turn before the player could play the card just drawn.
+    url, referee = server
+    for event in ({"type": "game", "players": ["Pia", "Quin", "Rex"]}, {"type": "deal", "dealer": "Rex"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="host")
+    pia = _sit(browser, url, "Pia")
+    pia.evaluate("DOUBLE_TAP_MS = 3000")  # the page's 0.4 s, widened so that a slow machine's answer still falls in it
+    draw = pia.locator("#turnbtns button[data-act=draw]").bounding_box()
+    x, y = draw["x"] + draw["width"] / 2, draw["y"] + draw["height"] / 2
+    pia.touchscreen.tap(x, y)
+    pass_ = pia.locator("#turnbtns button[data-act=pass]")
+    expect(pass_).to_be_visible()
+    box = pass_.bounding_box()
+    assert box["x"] <= x <= box["x"] + box["width"] and box["y"] <= y <= box["y"] + box["height"]  # where Draw was
+    pia.touchscreen.tap(x, y)  # the double tap's second tap
+    pia.wait_for_timeout(800)
+    assert referee.events[-1]["type"] == "draw" and referee.state["turn"] == "Pia"
+    expect(pia.locator("#toast")).to_have_text(t("done.draw", "en"))
+    pia.evaluate("DOUBLE_TAP_MS = 400")
+    pia.touchscreen.tap(x, y)  # a tap of its own, later: Pass
+    _toast(pia, "done.pass")
+    _wait(lambda: referee.state["turn"] == "Quin", "the pass")
 
 
 def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browser):

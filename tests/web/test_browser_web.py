@@ -81,6 +81,7 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
     # Ann draws and passes from her phone; Bob's turn shows on every phone.
     ann.click("#turnbtns button[data-act=draw]")
     expect(ann.locator("#mycards")).to_have_text("4 cards")
+    ann.wait_for_timeout(500)  # a look at the card drawn: Pass, where Draw was, ignores a double tap's second tap
     ann.click("#turnbtns button[data-act=pass]")
     expect(bob.locator("#prompt")).to_contain_text("Your turn")
 
@@ -116,6 +117,7 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
             expect(page.locator("#turnbtns")).to_be_visible()
             page.click("#turnbtns button[data-act=draw]")
             expect(page.locator("#turnbtns button[data-act=pass]")).to_be_visible()
+            page.wait_for_timeout(500)  # a look at the card drawn (a faster tap there is a double tap's)
             page.click("#turnbtns button[data-act=pass]")
 
     for card in ("green_1", "green_2", "green_3", "green_4"):

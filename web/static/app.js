@@ -65,8 +65,29 @@ const sleep = (ms) => new Promise(res => setTimeout(res, ms));
 // 0.4 s of its answer with nothing else on the table since, is ignored quietly, so the first
 // tap's answer stands (not "not your turn"). Anything slower is a second intent and is sent:
 // a second Undo, the same card entered again for the next player, a second Draw.
-const DOUBLE_TAP_MS = 400;  // a double tap's two taps come well within this; a confirmed repeat never does
+let DOUBLE_TAP_MS = 400;  // a double tap's two taps come well within this; a confirmed repeat never does
 const sent = new Map();  // url + body -> {busy, at: the log's length when sent, t: when answered}
+// A double tap's second tap lands where the first did, and the first may have brought up another
+// button there (after Draw, Pass takes its place; after a wild, a colour): that button did not
+// exist when the finger came down, so it does not take the second tap.
+const shownAt = new WeakMap();  // element -> when it came up (shown, enabled or added)
+new MutationObserver((changes) => {
+  const now = performance.now();
+  for (const c of changes) {
+    if (c.type === "childList") c.addedNodes.forEach(n => { if (n.nodeType === 1) shownAt.set(n, now); });
+    else if (c.oldValue !== null && !c.target.hasAttribute(c.attributeName)) shownAt.set(c.target, now);
+  }
+}).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden", "disabled"], attributeOldValue: true });
+let lastTap = { t: -1e9, x: 0, y: 0 };
+document.addEventListener("click", (e) => {
+  if (e.detail === 0) return;  // a key (Enter, Space) pressed on a focused button: no finger there
+  const now = performance.now(), prev = lastTap, b = e.target.closest && e.target.closest("button");
+  lastTap = { t: now, x: e.clientX, y: e.clientY };
+  if (!b || now - prev.t >= DOUBLE_TAP_MS || Math.hypot(e.clientX - prev.x, e.clientY - prev.y) > 30) return;
+  for (let n = b; n && n !== document.body; n = n.parentElement) {
+    if ((shownAt.get(n) || -1e9) > prev.t) { e.preventDefault(); e.stopImmediatePropagation(); lastTap = prev; return; }
+  }
+}, true);
 async function post(url, body, done, doneArgs) {
   const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1, key = url + payload;
   const last = sent.get(key);
