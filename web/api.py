@@ -349,6 +349,14 @@ def act() -> Any:
         # a typo guard: no more than the cards the referee counts in this hand can score
         held = next((int(p.get("cards") or 0) for p in state.get("players") or [] if p.get("name") == me), 0)
         most = held * _card_points(state)[0]
+        # nor fewer than the deck's cheapest cards that many (9 cards score at least 5: four zeros
+        # and five ones), so a 0 typed by mistake does not cost the winner a hand's points.
+        # Cards drawn that the referee never counted only add to it.
+        least = _fewest_points(state, held)
+        if points < least and me != state.get("hand_winner"):
+            raise BadRequest(f"{points} points is less than {held} cards can hold (at least {least}): "
+                             "if you hold fewer, the host enters your points", "err.points_under_hand",
+                             n=held, least=least)
         # a last Wild Draw Colour (or Dementor) had the next player draw until a colour: cards
         # the referee never counted, so no cap
         drew_unseen = state.get("top") in _DRAWS_UNTIL
@@ -587,6 +595,15 @@ def _card_points(state: dict) -> tuple[int, int]:
     rules = parse_rules(state.get("rules") or {})
     counts = rules.deck_counts
     return (max(points(c, rules.deck) for c in counts), sum(points(c, rules.deck) * k for c, k in counts.items()))
+
+
+def _fewest_points(state: dict, cards: int) -> int:
+    """The fewest points `cards` cards of this game's deck can score: its cheapest cards."""
+    from companion.referee.rules import parse_rules
+
+    rules = parse_rules(state.get("rules") or {})
+    values = sorted(v for c, k in rules.deck_counts.items() for v in [points(c, rules.deck)] * k)
+    return sum(values[:max(0, cards)])
 
 
 @bp.post("/api/host/score_fix")

@@ -270,6 +270,24 @@ def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
     assert referee.state["top"] == "blue_3" and referee.state["turn"] == "Bob"
 
 
+def test_a_phone_cannot_score_a_big_hand_at_zero(tmp_path):
+    # nine cards score at least 5 (four zeros, five ones): a 0 typed by mistake, or on purpose,
+    # would take a hand's points from the winner
+    app, referee, host, seat = _table(tmp_path, "none")
+    for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 1}}, {"type": "deal", "dealer": "Ann"},
+                  {"type": "flip", "card": "red_5"}, {"type": "draw", "count": 8}, {"type": "pass"},
+                  {"type": "play", "card": "red_2"}):  # Bob draws 8 and passes, Cat goes out
+        referee.submit(event, source="host")
+    for name in PLAYERS:
+        assert seat[name].post("/api/seat", json={"player": name}).status_code == 200
+    assert referee.state["hand_winner"] == "Cat"
+    resp = seat["Bob"].post("/api/act", json={"action": "points", "points": 0})
+    assert resp.status_code == 400 and resp.get_json()["say"] == {"k": "err.points_under_hand", "a": {"n": 9, "least": 5}}
+    assert "Bob" in referee.state["points_due"]  # nothing stored
+    assert seat["Ann"].post("/api/act", json={"action": "points", "points": 0}).status_code == 200  # one card: a zero
+    assert seat["Bob"].post("/api/act", json={"action": "points", "points": 5}).status_code == 200
+
+
 def test_phones_only_points_from_the_seat_and_reveal_from_the_host(tmp_path):
     app, referee, host, seat = _table(tmp_path, "none")
     for event in ({"type": "game", "players": PLAYERS, "rules": {"hand_size": 1}}, {"type": "deal", "dealer": "Cat"}):
