@@ -345,6 +345,35 @@ def test_a_double_tap_on_draw_does_not_pass_with_its_second_tap(server, browser)
     _wait(lambda: referee.state["turn"] == "Quin", "the pass")
 
 
+def test_a_phone_says_when_it_has_lost_the_companion_and_when_it_is_back(browser, tmp_path):
+    # the companion stopped (a restart, the Wi-Fi gone): the page showed the old turn as if it were now
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+    from web import create_app
+    from web.server import Server
+
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    app = create_app({"HOST_PIN": PIN, "TABLE_MODE": "none"}, referee=referee)
+    srv = Server(app, "127.0.0.1", 0)
+    port = srv.port
+    srv.start()
+    for event in ({"type": "game", "players": ["Sal", "Tom"]}, {"type": "deal", "dealer": "Tom"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="host")
+    sal = _sit(browser, f"http://127.0.0.1:{port}", "Sal")
+    expect(sal.locator("#offline")).to_be_hidden()
+    srv.stop()
+    expect(sal.locator("#offline")).to_be_visible(timeout=10_000)
+    expect(sal.locator("#offline")).to_have_text(t("net.offline", "en"))
+    srv = Server(app, "127.0.0.1", port)  # back on the same address: the page finds it by itself
+    srv.start()
+    try:
+        expect(sal.locator("#offline")).to_be_hidden(timeout=15_000)
+        expect(sal.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
+    finally:
+        srv.stop()
+
+
 def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browser):
     url, referee = server
     for event in ({"type": "game", "players": ["Kim", "Lou", "Max"], "rules": {"jump_in": True}},

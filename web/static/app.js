@@ -635,9 +635,18 @@ function render() {
   ({ table: renderTable, seat: renderSeat, standings: renderStandings, host: renderHost, tv: renderTv }[view] || (() => { }))();
 }
 
+// The stream lost (the companion stopped or restarting, the phone off the Wi-Fi): the page says
+// so until it is back, or it would show an old turn as if it were now. EventSource retries by
+// itself and gets the whole state again; a blip under OFFLINE_SAY_MS is not worth a line.
+const OFFLINE_SAY_MS = 1500;
+function offline(lost) { if ($("offline")) $("offline").hidden = !lost; }
 function connect() {
   const es = new EventSource("/events");
-  es.onmessage = (m) => { S = JSON.parse(m.data).state; clockAt = performance.now(); document.body.dataset.events = S.events; render(); };
+  let say = null;
+  const back = () => { clearTimeout(say); say = null; offline(false); };
+  es.onopen = back;
+  es.onerror = () => { if (say === null) say = setTimeout(() => { say = null; if (es.readyState !== EventSource.OPEN) offline(true); }, OFFLINE_SAY_MS); };
+  es.onmessage = (m) => { back(); S = JSON.parse(m.data).state; clockAt = performance.now(); document.body.dataset.events = S.events; render(); };
 }
 
 // -- actions ------------------------------------------------------------------------------
