@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, served, take_seat  # noqa: E402
+from browser_support import MARKS, chromium, served, take_seat, wait_until  # noqa: E402
 from web.i18n import t  # noqa: E402
 
 pytestmark = MARKS
@@ -164,7 +164,9 @@ def test_draw_goes_once_drawn_and_a_new_seat_hears_nothing_old(browser, table):
     draw.click()
     expect(pass_).to_be_visible()
     expect(draw).to_be_hidden()  # a second draw would be refused
+    ann.wait_for_timeout(500)  # a look at the card drawn (a faster tap where Draw was is a double tap's)
     pass_.click()
+    wait_until(lambda: referee.state["turn"] == "Bob", "Ann's pass")
     referee.submit({"type": "play", "card": "red_draw_two"}, source="host")  # Bob plays: Cat is hit
     ann.click("#leave")
     ann.click("#confirm-yes")
