@@ -63,7 +63,7 @@ def log_in_host(page: Any, pin: str) -> Any:
     """On an open host page: the PIN, and wait for the host's controls."""
     page.fill("#pin", pin)
     page.click("#login button")
-    page.wait_for_selector("#newgame")
+    page.wait_for_selector("#logout")  # the host's page (on the demo table, without the game's controls)
     return page
 
 

@@ -332,3 +332,45 @@ def test_a_half_filled_new_game_form_survives_a_reload(browser, tmp_path):
         assert referee.state["rules"]["jump_in"] is True and referee.state["rules"]["hand_size"] == 5
         wait_until(lambda: host.evaluate("sessionStorage.getItem('uno_newgame_draft')") is None,
                    "the draft dropped once the game started")
+
+
+def test_a_challenge_brings_the_verdict_within_one_tap_and_no_verdict_is_offered_before(browser, table):
+    # On a phone the verdict buttons lie far below the turn line: the host read "Bob shows their
+    # hand to the host, who judges" and had to hunt for them. And with no challenge open, Guilty
+    # asked "Rule it: Guilty?" before saying "not now".
+    url, referee, _ = table
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="camera")
+    host = _host(browser, url)
+    expect(host.locator("#guilty")).to_be_disabled()
+    expect(host.locator("#innocent")).to_be_disabled()
+    expect(host.locator("#nowlink")).to_be_hidden()
+    referee.submit({"type": "play", "card": "wild_draw_four", "color": "green"}, source="camera")
+    referee.submit({"type": "challenge"}, source="phone:Cat")
+    link = host.locator("#nowlink")
+    expect(link).to_have_text(t("host.go_verdict", "en"))
+    link.click()
+    expect(host.locator("#guilty")).to_be_in_viewport()
+    expect(host.locator("#guilty")).to_be_enabled()
+    host.click("#innocent")
+    confirm(host)
+    wait_until(lambda: referee.state["waiting_for"] == "play", "the verdict")
+    expect(host.locator("#nowlink")).to_be_hidden()
+    expect(host.locator("#guilty")).to_be_disabled()
+
+
+def test_the_demo_tables_host_page_shows_no_game_controls_and_says_how_to_play(browser, tmp_path):
+    # The quick start's demo: the host typed players and started a game, confirmed it, and only
+    # then heard that the demo plays its recorded game; nothing said how to referee a real one.
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "demo"}) as (url, referee):
+        for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"}):
+            referee.submit(event, source="demo-bot")
+        host = _host(browser, url)
+        expect(host.locator("#demo")).to_contain_text("uno-companion run --camera none")
+        for box in ("#newgame", "#handbox", "#orderbox", "#cardbox", "#verdictbox", "#revealbox", "#pointsform",
+                    "#fixform", "#correctbox"):
+            expect(host.locator(box)).to_be_hidden()
+        expect(host.locator("#zonesbox")).to_be_visible()  # the camera's set-up is still there to look at
+        watcher = _page(browser, url, "/")
+        expect(watcher.locator("#demo")).to_contain_text(t("demo.body", "en"))

@@ -99,6 +99,7 @@ def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):
     # Undo from the host: the reveal is taken back, every phone follows.
     _confirmed(host, "#undo")
     expect(bob.locator("#mycards")).to_have_text("2 cards")
+    host.wait_for_timeout(500)  # not a double tap on Yes: Innocent, just back on, may lie where Yes was
     _confirmed(host, "#innocent")  # this time the table rules innocent: Cat draws 6 and loses the turn
     expect(cat.locator("#mycards")).to_have_text("9 cards")
 

@@ -535,6 +535,12 @@ function renderHost() {
   renderOrder(names);
   const w = S.waiting_for;
   $("verdictbox").classList.toggle("now", w === "evidence");
+  // a verdict only while a challenge waits for one (before, a tap asked "Guilty?" and only then said "not now")
+  $("guilty").disabled = $("innocent").disabled = w !== "evidence";
+  // what the host must do now lies far down a phone's page: a link to it beside the turn line
+  const now = w === "evidence" ? ["verdictbox", "host.go_verdict"] : w === "scores" ? ["pointsform", "host.go_points"] : null;
+  $("nowlink").hidden = !now;
+  if (now) { $("nowlink").href = "#" + now[0]; $("nowlink").textContent = t(now[1]); }
   // the challenged card's own words: wild draw four, wild draw two, wild draw colour
   const v = S.top === "wild_draw_two" ? "_d2" : S.top === "wild_draw_colour" ? "_until" : "";
   $("verdicttitle").textContent = t("host.verdict" + v); $("guilty").textContent = t("host.guilty" + v); $("innocent").textContent = t("host.innocent" + v); $("revealbox").classList.toggle("now", w === "evidence" || w === "scores");
@@ -613,7 +619,7 @@ function hostCardChanged(c) {
 function showReveal() {
   $("revcards").textContent = revList.map(cardName).join(", ");
   $("revsend").disabled = !revList.length && !(S && S.waiting_for === "scores");
-  $("revsend").textContent = t("host.reveal_btn", { player: $("revplayer").value || "" });
+  $("revsend").textContent = $("revplayer").value ? t("host.reveal_btn", { player: $("revplayer").value }) : t("host.reveal_none");
 }
 
 // The turn timer (table option turn_seconds): counted down here from the server's `elapsed`;
