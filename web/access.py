@@ -164,14 +164,19 @@ class AccessStore:
             self._many("free the seat", [("DELETE FROM seats WHERE player = ?", (player,))])
             return had
 
-    def reset_seats(self, keep_for: str | None = None) -> None:
-        """Free every seat (a new game). With `keep_for`, the game the new one replaced, the
-        seats are kept for it on disk (`seats_back` gives them back, after a restart too); those
-        kept for other games stay (New game twice, then Undo twice, gives each game its seats)."""
+    def reset_seats(self, keep_for: str | None = None, players: "list[str] | None" = None) -> None:
+        """Free the seats for a new game: all of them, or with `players` (the new game's) those
+        of names not in it (the same people playing again keep their phones' seats). With
+        `keep_for`, the game the new one replaced, its seats are kept for it on disk (`seats_back`
+        gives them back, after a restart too); those kept for other games stay (New game twice,
+        then Undo twice, gives each game its seats)."""
         keep = [("DELETE FROM kept_seats WHERE game_id = ?", (keep_for,)),
                 ("INSERT INTO kept_seats (game_id, token, player, since) SELECT ?, token, player, since "
                  "FROM seats", (keep_for,))] if keep_for is not None else []
-        self._many("free the seats", keep + [("DELETE FROM seats", ())])
+        names = tuple(players or ())
+        free = (f"DELETE FROM seats WHERE player NOT IN ({', '.join('?' * len(names))})", names) if names \
+            else ("DELETE FROM seats", ())
+        self._many("free the seats", keep + [free])
 
     def seats_back(self, game_id: str) -> bool:
         """The seats kept for `game_id` back with the same phones (the new game that freed them

@@ -253,6 +253,13 @@ def _jumped_in(me: str, state: dict) -> Any:
     return _reply(notices, replayed)
 
 
+@bp.get("/api/seat")
+def seat_now() -> Any:
+    """This phone's seat (null for none) and the names whose seat a phone holds: a new game
+    keeps the same names' seats, and the name list says which are taken before a tap."""
+    return jsonify(player=my_seat(), taken=_ext().seats.taken())
+
+
 @bp.post("/api/seat/leave")
 def leave_seat() -> Any:
     player = my_seat()
@@ -490,8 +497,8 @@ def host_game() -> Any:
     # refused game (a typo in an option) unseats nobody.
     replaced = _ext().referee.game_id
     reply, status = _submit(event, "host")
-    if status == 200 and not g.get("replayed"):
-        _ext().seats_reset(replaced)
+    if status == 200 and not g.get("replayed"):  # the same names keep their phones' seats
+        _ext().seats_reset(replaced, [p["name"] for p in _ext().referee.state.get("players") or []])
     return reply, status
 
 

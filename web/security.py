@@ -36,8 +36,8 @@ class Seats:
     def release(self, player: str) -> bool:
         return self.access.release_seat(player)
 
-    def reset(self, keep_for: str | None = None) -> None:
-        self.access.reset_seats(keep_for)
+    def reset(self, keep_for: str | None = None, players: list[str] | None = None) -> None:
+        self.access.reset_seats(keep_for, players)
 
     def back(self, game_id: str) -> bool:
         return self.access.seats_back(game_id)

@@ -427,9 +427,22 @@ def test_a_phone_whose_seat_is_gone_offers_the_names_again(server, browser):
     expect(gus.locator("#pick")).to_be_visible()
     expect(gus.locator("#names button")).to_have_text(["Ivy", "Jo"])
     expect(gus.locator("#mine")).to_be_hidden()
-    # a new game for the same names frees every seat too: the phone offers the names again
+    # a new game for the same names, from the host page, keeps their seats; the name list says
+    # which seats another phone holds before anyone taps one
     ivy = _sit(browser, url, "Ivy")
-    referee.submit({"type": "game", "players": ["Ivy", "Jo"]}, source="host")
+    expect(gus.locator("#names button")).to_have_text([t("seat.taken_mark", "en", {"player": "Ivy"}), "Jo"])
+    host = _host(browser, url)
+    host.fill("#players", "Ivy, Jo")
+    host.click("#newgame button.go")
+    _yes(host)
+    _toast(host, "done.game")
+    expect(ivy.locator("#mine")).to_be_visible()
+    ivy.wait_for_timeout(500)  # the page has asked the server whether the seat was kept
+    expect(ivy.locator("#myname")).to_have_text(t("seat.you", "en", {"player": "Ivy"}))
+    # and one without Ivy frees hers: her phone offers the names again
+    host.fill("#players", "Jo, Kit")
+    host.click("#newgame button.go")
+    _yes(host)
     expect(ivy.locator("#pick")).to_be_visible()
     expect(ivy.locator("#mine")).to_be_hidden()
 

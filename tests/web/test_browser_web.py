@@ -160,7 +160,7 @@ def test_host_sets_house_rules_and_phones_see_teams_and_the_turn_timer(server, b
     url, referee = server
     pw, b = browser
     host = _host(browser, url)
-    host.fill("#players", "Ann, Bob, Cat, Dan")
+    host.fill("#players", "Amy, Bob, Cat, Dan")  # Amy: no phone holds her seat from the game before
     host.select_option("select[name=stacking]", "cross")
     host.select_option("select[name=deflect]", "reverse")
     host.check("input[name=teams]")
@@ -177,8 +177,8 @@ def test_host_sets_house_rules_and_phones_see_teams_and_the_turn_timer(server, b
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")
     table = b.new_context(**pw.devices["Pixel 5"]).new_page()
     table.goto(url + "/")
-    expect(table.locator("#timer")).to_contain_text("Ann's turn: ")
-    expect(table.locator("#players")).to_contain_text("Ann (Ann & Cat)")
+    expect(table.locator("#timer")).to_contain_text("Amy's turn: ")
+    expect(table.locator("#players")).to_contain_text("Amy (Amy & Cat)")
     phone = _phone(browser, url)
-    phone.click("#names button:has-text('Ann')")
+    phone.click("#names button:has-text('Amy')")
     expect(phone.locator("#timer")).to_contain_text("Your turn: ")

@@ -523,7 +523,10 @@ def test_rejected_new_game_unseats_nobody(game, app, host):
     assert resp.status_code == 409  # the referee refused the typo
     assert ann.post("/api/act", json={"action": "draw"}).status_code == 200  # Ann is still seated
     assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
-    assert ann.post("/api/act", json={"action": "uno"}).status_code == 403  # a new game frees the seats
+    assert ann.get("/api/seat").get_json()["player"] == "Ann"  # the same people again: Ann keeps her seat
+    assert host.post("/api/host/game", json={"players": ["Bob", "Cat", "Dan"]}).status_code == 200
+    assert ann.post("/api/act", json={"action": "uno"}).status_code == 403  # a game without her frees it
+    assert ann.get("/api/seat").get_json() == {"player": None, "taken": []}
 
 
 def test_a_catch_is_answered_with_what_the_referee_decided(referee, app, host):

@@ -264,21 +264,35 @@ function picker(box, onChange) {
 function renderTable() { renderPlayers(); }
 
 let seatPick = null, seatGame = null;  // the game this phone's seat was taken in
+// Which names another phone holds, said before a tap rather than after it (taking a seat is no
+// table event: asked again every few seconds while this phone picks a name).
+function markTaken() {
+  const names = $("names"); if (!names || me || mode === "demo") return;
+  fetch("/api/seat").then(r => r.json()).then(d => {
+    [...names.children].forEach(b => {
+      const taken = (d.taken || []).includes(b.dataset.player), label = taken ? t("seat.taken_mark", { player: b.dataset.player }) : b.dataset.player;
+      b.classList.toggle("taken", taken); if (b.textContent !== label) b.textContent = label;
+    });
+  }).catch(() => { });
+}
+if (view === "seat") setInterval(markTaken, 4000);
 function renderSeat() {
   if (mode === "demo") { $("pick").hidden = false; $("mine").hidden = true; return; }  // no seat to take
-  // the host started a new game (which frees every seat, even for the same names), or one
-  // without this name: pick a name again
-  if (me && seatGame && S.game_id !== seatGame) me = "";
+  // a new game without this name: pick a name again. A new game for the same names keeps the
+  // seat (the server says whether it did: a game started elsewhere frees every seat)
   if (me && !(S.players || []).some(p => p.name === me)) me = "";
+  if (me && seatGame && S.game_id !== seatGame) {
+    fetch("/api/seat").then(r => r.json()).then(d => { if ((d.player || "") !== me) { me = d.player || ""; render(); } }).catch(() => { });
+  }
   seatGame = me ? S.game_id : null;
   $("pick").hidden = !!me; $("mine").hidden = !me;
   const names = $("names"), who = JSON.stringify((S.players || []).map(p => p.name));
   if (names.dataset.sig !== who) {  // drawn again only when the names change: a keyboard's place stays
     names.dataset.sig = who; names.innerHTML = "";
-    (S.players || []).forEach(p => { const b = el("button", p.name); b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
+    (S.players || []).forEach(p => { const b = el("button", p.name); b.dataset.player = p.name; b.onclick = async () => { const r = await post("/api/seat", { player: p.name }, "done.seat", { player: p.name }); if (r.ok) { me = p.name; render(); } }; names.appendChild(b); });
   }
   $("noplayers").hidden = !!(S.players || []).length;
-  if (!me) return;
+  if (!me) { markTaken(); return; }
   const mine = (S.players || []).find(p => p.name === me);
   // the count of a hand being played or scored, not the last hand's while a deal is awaited
   const counted = mine && (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores");
