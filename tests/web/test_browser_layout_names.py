@@ -192,3 +192,23 @@ def test_league_table_headers_are_whole_on_a_small_phone(browser, tmp_path, lang
             assert cut == [], (size, cut)
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_tv_standings_headers_and_points_stay_whole_at_720p(browser, tmp_path, lang):
+    # Italian at 1280x720: "Giocatore" came out as "Giocat…" and "12 punti" broke onto two lines,
+    # one player's row taller than the others across the room
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        for event in ({"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"hand_size": 1}},
+                      {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"},
+                      {"type": "play", "card": "red_7"},
+                      {"type": "points", "player": "Bob", "points": 120}, {"type": "points", "player": "Cid", "points": 5},
+                      {"type": "deal"}, {"type": "flip", "card": "yellow_2"}):
+            referee.submit(event, source="host")
+        page = _page(browser, url, "/tv", lang, {"width": 1280, "height": 720})
+        expect(page.locator("#totals tr")).to_have_count(3)
+        cut = page.evaluate("[...document.querySelectorAll('.tv-side th')].filter(th => th.offsetParent && th.scrollWidth > th.clientWidth).map(th => th.textContent)")
+        assert cut == [], cut
+        rows = page.evaluate("[...document.querySelectorAll('#players li')].map(li => li.getBoundingClientRect().height)")
+        assert len(rows) == 3 and max(rows) - min(rows) < 2, rows  # "125 punti" on one line in every row
+        page.context.close()
