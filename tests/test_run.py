@@ -813,11 +813,14 @@ class Phone:
         with self.opener.open(request, timeout=30) as reply:
             return dict(json.loads(reply.read()))
 
-    def state(self) -> dict:
+    def get(self, path: str) -> dict:
         import json
 
-        with self.opener.open(self.base + "/api/state", timeout=30) as reply:
+        with self.opener.open(self.base + path, timeout=30) as reply:
             return dict(json.loads(reply.read()))
+
+    def state(self) -> dict:
+        return self.get("/api/state")
 
 
 @pytest.mark.slow
@@ -862,18 +865,23 @@ def test_run_killed_mid_hand_resumes_with_no_event_lost(tmp_path: Any) -> None:
 
 
 @pytest.mark.slow
-def test_a_new_game_dealt_at_start_frees_the_seats(tmp_path: Any) -> None:
-    # The configuration now names another table: the new game starts with every seat free,
-    # as one the host starts on the page (a new phone can take Ann; the old one cannot act).
+def test_a_new_game_dealt_at_start_frees_the_seats_of_names_not_in_it(tmp_path: Any) -> None:
+    # The configuration now names other players: the new game starts with the seats of names
+    # not in it free, as one the host starts on the page (Bob's phone no longer holds a seat;
+    # Ann's still holds hers, so Ann need not pick her name again).
     first = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Bob,Cy", "--host-pin", "2468")
     first.wait_for("phone page on")
-    old = Phone(first.port)
-    assert old.post("/api/seat", {"player": "Ann"})["ok"]
+    ann, bob = Phone(first.port), Phone(first.port)
+    assert ann.post("/api/seat", {"player": "Ann"})["ok"] and bob.post("/api/seat", {"player": "Bob"})["ok"]
     first.kill()
     second = RunProcess(tmp_path, "--camera", "none", "--players", "Ann,Dee", "--host-pin", "2468")
     second.wait_for("game: new game ")
     second.wait_for("phone page on")
-    assert Phone(second.port).post("/api/seat", {"player": "Ann"})["ok"]
+    for phone in (ann, bob):
+        phone.base = f"http://127.0.0.1:{second.port}"
+    assert ann.get("/api/seat") == {"player": "Ann", "taken": ["Ann"]}
+    assert bob.get("/api/seat")["player"] is None
+    assert Phone(second.port).post("/api/seat", {"player": "Dee"})["ok"]
     assert second.interrupt() == 0
 
 
