@@ -103,6 +103,18 @@ def camera_status() -> Any:
     return jsonify(state=status.state, message=str(status.message)[:200], warnings=warnings)
 
 
+@bp.get("/api/camera/seen")
+def camera_seen() -> Any:
+    """What the camera sees that every player should hear, for the table and TV views: a card
+    come to rest beside the discard pile, not on it (`beside`, its name; null when none). The
+    player who missed the pile looks at the table, not at the host's phone. Nothing about the
+    camera's set-up is said here."""
+    warnings_of = current_app.config.get("CAMERA_WARNINGS")
+    warnings = warnings_of() if callable(warnings_of) else {}
+    beside = (warnings.get("beside") or {}).get("card")
+    return jsonify(beside=beside)
+
+
 @bp.get("/host/snapshot.jpg")
 @host_required
 def snapshot() -> Any:

@@ -374,3 +374,24 @@ def test_the_demo_tables_host_page_shows_no_game_controls_and_says_how_to_play(b
         expect(host.locator("#zonesbox")).to_be_visible()  # the camera's set-up is still there to look at
         watcher = _page(browser, url, "/")
         expect(watcher.locator("#demo")).to_contain_text(t("demo.body", "en"))
+
+
+def test_the_table_and_tv_say_a_card_lies_beside_the_pile(browser, tmp_path):
+    # The player who missed the pile looks at the table or the TV, not at the host's phone
+    from companion.vision.camera import SourceStatus
+
+    warnings = {"beside": {"card": "yellow_8"}, "pile_hidden": {"s": 40}}
+    config = {"HOST_PIN": PIN, "TABLE_MODE": "camera", "ZONES_PATH": str(tmp_path / "zones.json"),
+              "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: SourceStatus("ok", 0.0, 0.0, "/dev/video0"),
+              "CAMERA_WARNINGS": lambda: dict(warnings)}
+    with served(tmp_path, config) as (url, _):
+        import urllib.request
+
+        with urllib.request.urlopen(url + "/api/camera/seen", timeout=10) as reply:
+            assert json.loads(reply.read()) == {"beside": "yellow_8"}  # the card only: no camera set-up to strangers
+        table, tv = _page(browser, url, "/"), _page(browser, url, "/tv", "it")
+        expect(table.locator("#besideline")).to_have_text(t("camera.beside", "en", {"card": "yellow_8"}))
+        expect(tv.locator("#besideline")).to_have_text(t("camera.beside", "it", {"card": "yellow_8"}))
+        warnings.clear()  # the card laid on the pile
+        expect(table.locator("#besideline")).to_be_hidden(timeout=8000)
+        expect(tv.locator("#besideline")).to_be_hidden(timeout=8000)

@@ -976,6 +976,16 @@ function cameraLine() {
   }).catch(() => { });
 }
 if ($("camline")) { cameraLine(); setInterval(cameraLine, 5000); }
+// A card beside the discard pile, on the table and TV views: the player who missed the pile
+// looks there, not at the host's phone.
+function besideLine() {
+  fetch("/api/camera/seen").then(r => r.json()).then(d => {
+    const e = $("besideline"), line = d.beside ? t("camera.beside", { card: d.beside }) : "";
+    if (e.textContent !== line) e.textContent = line;
+    e.hidden = !line;
+  }).catch(() => { });
+}
+if ($("besideline")) { besideLine(); setInterval(besideLine, 3000); }
 if ($("snap")) {
   $("snap").onload = () => showSnap(true);
   $("snap").onerror = () => showSnap(false);  // no frame yet: no broken picture, a line and a retry
