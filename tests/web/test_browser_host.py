@@ -376,7 +376,7 @@ def test_the_demo_tables_host_page_shows_no_game_controls_and_says_how_to_play(b
         expect(watcher.locator("#demo")).to_contain_text(t("demo.body", "en"))
 
 
-def test_the_table_and_tv_say_a_card_lies_beside_the_pile(browser, tmp_path):
+def test_the_table_tv_and_seat_pages_say_a_card_lies_beside_the_pile(browser, tmp_path):
     # The player who missed the pile looks at the table or the TV, not at the host's phone
     from companion.vision.camera import SourceStatus
 
@@ -389,8 +389,9 @@ def test_the_table_and_tv_say_a_card_lies_beside_the_pile(browser, tmp_path):
 
         with urllib.request.urlopen(url + "/api/camera/seen", timeout=10) as reply:
             assert json.loads(reply.read()) == {"beside": "yellow_8"}  # the card only: no camera set-up to strangers
-        table, tv = _page(browser, url, "/"), _page(browser, url, "/tv", "it")
+        table, tv, seat = _page(browser, url, "/"), _page(browser, url, "/tv", "it"), _page(browser, url, "/seat")
         expect(table.locator("#besideline")).to_have_text(t("camera.beside", "en", {"card": "yellow_8"}))
+        expect(seat.locator("#besideline")).to_have_text(t("camera.beside", "en", {"card": "yellow_8"}))
         expect(tv.locator("#besideline")).to_have_text(t("camera.beside", "it", {"card": "yellow_8"}))
         warnings.clear()  # the card laid on the pile
         expect(table.locator("#besideline")).to_be_hidden(timeout=8000)
