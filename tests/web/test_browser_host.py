@@ -65,6 +65,13 @@ def _order(page):
     return page.locator("#seatorder li .who").all_text_contents()
 
 
+def _hand_on(referee):
+    """A new game of PLAYERS, dealt by Ann, its first card (a red 5) turned up: Bob to play."""
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="camera")
+
+
 def _names(referee):
     return [p["name"] for p in referee.state["players"]]
 
@@ -261,9 +268,7 @@ def test_undo_waits_for_the_page_to_see_the_table(browser, table):
     # Undo takes back the step the page shows: a tap before the table has arrived would name
     # no step, so the button is off until then, and on as soon as it comes.
     url, referee, _ = table
-    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
-                  {"type": "flip", "card": "red_5"}):
-        referee.submit(event, source="camera")
+    _hand_on(referee)
     host = _host(browser, url)
     held = host.context.new_page()
     held.route("**/events", lambda route: None)  # the table's stream never answers
@@ -339,9 +344,7 @@ def test_a_challenge_brings_the_verdict_within_one_tap_and_no_verdict_is_offered
     # hand to the host, who judges" and had to hunt for them. And with no challenge open, Guilty
     # asked "Rule it: Guilty?" before saying "not now".
     url, referee, _ = table
-    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Ann"},
-                  {"type": "flip", "card": "red_5"}):
-        referee.submit(event, source="camera")
+    _hand_on(referee)
     host = _host(browser, url)
     expect(host.locator("#guilty")).to_be_disabled()
     expect(host.locator("#innocent")).to_be_disabled()
