@@ -72,6 +72,7 @@ def confirm(page: Any) -> None:
     from playwright.sync_api import expect
 
     expect(page.locator("#confirm")).to_be_visible()
+    page.wait_for_timeout(450)  # the question read: a tap on Yes at once is a double tap's second half
     page.click("#confirm-yes")
 
 

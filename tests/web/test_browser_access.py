@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, served, take_seat, wait_until  # noqa: E402
+from browser_support import MARKS, chromium, confirm, served, take_seat, wait_until  # noqa: E402
 from web.i18n import t  # noqa: E402
 
 pytestmark = MARKS
@@ -169,7 +169,7 @@ def test_draw_goes_once_drawn_and_a_new_seat_hears_nothing_old(browser, table):
     wait_until(lambda: referee.state["turn"] == "Bob", "Ann's pass")
     referee.submit({"type": "play", "card": "red_draw_two"}, source="host")  # Bob plays: Cat is hit
     ann.click("#leave")
-    ann.click("#confirm-yes")
+    confirm(ann)
     take_seat(ann, "Cat")
     expect(ann.locator("#heard")).to_have_text("")  # Cat's earlier notice is not read out as news
 

@@ -343,6 +343,19 @@ def test_a_double_tap_on_draw_does_not_pass_with_its_second_tap(server, browser)
     pia.touchscreen.tap(x, y)  # a tap of its own, later: Pass
     _toast(pia, "done.pass")
     _wait(lambda: referee.state["turn"] == "Quin", "the pass")
+    # the page grew shorter under a double tap and the colour-blind switch slid under the finger:
+    # the second tap, on another control than the first at the same spot, does not switch it
+    tap = """() => { const aid = document.querySelector("#aid"), pad = document.createElement("div");
+        pad.style.height = "100px"; aid.closest("footer").prepend(pad);  // the page as it was: longer
+        const r = aid.getBoundingClientRect(), at = {clientX: r.x + 5, clientY: r.y + 5 - 100, detail: 1, bubbles: true, cancelable: true};
+        document.querySelector("#prompt").dispatchEvent(new MouseEvent("click", at));  // the first tap
+        pad.remove();  // ... which made it shorter: the switch now lies under the finger
+        return new Promise(ok => setTimeout(() => { aid.dispatchEvent(new MouseEvent("click", at)); ok(aid.checked); }, 120)); }"""
+    assert pia.evaluate(tap) is False
+    pia.wait_for_timeout(500)
+    pia.click("#aid")  # a tap of its own
+    expect(pia.locator("#aid")).to_be_checked()
+    pia.click("#aid")
 
 
 def test_a_phone_says_when_it_has_lost_the_companion_and_when_it_is_back(browser, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, served  # noqa: E402
+from browser_support import MARKS, chromium, confirm, served  # noqa: E402
 
 PIN = "2468"
 pytestmark = MARKS
@@ -48,7 +48,7 @@ def _host(browser, url):
 def _confirmed(page, selector):
     """Click a host action and answer its confirmation."""
     page.click(selector)
-    page.click("#confirm-yes")
+    confirm(page)
 
 
 def test_three_phones_play_a_hand_challenge_undo_reload(server, browser):

@@ -67,26 +67,35 @@ const sleep = (ms) => new Promise(res => setTimeout(res, ms));
 // a second Undo, the same card entered again for the next player, a second Draw.
 let DOUBLE_TAP_MS = 400;  // a double tap's two taps come well within this; a confirmed repeat never does
 const sent = new Map();  // url + body -> {busy, at: the log's length when sent, t: when answered}
-// A double tap's second tap lands where the first did, and the first may have brought up another
-// button there (after Draw, Pass takes its place; after a wild, a colour): that button did not
-// exist when the finger came down, so it does not take the second tap.
-const shownAt = new WeakMap();  // element -> when it came up (shown, enabled or added)
-new MutationObserver((changes) => {
-  const now = performance.now();
-  for (const c of changes) {
-    if (c.type === "childList") c.addedNodes.forEach(n => { if (n.nodeType === 1) shownAt.set(n, now); });
-    else if (c.oldValue !== null && !c.target.hasAttribute(c.attributeName)) shownAt.set(c.target, now);
+// A double tap's second tap lands where the first did, and the first may have changed what lies
+// there: after Draw, Pass takes its place; after a wild, a colour; after a confirmation, the
+// button behind it comes on; the page grows shorter and the colour-blind switch slides under the
+// finger. So a tap within DOUBLE_TAP_MS and a finger's width of the one before, on another
+// control that was not there, usable, at that place of the page at the first tap, is that double
+// tap's second half and does nothing. (The same control again is left to `post`, which sends a
+// repeat once; a control that stood still, scrolled to, is a tap of its own.)
+const CONTROL = "button, input, select, textarea, a, label, summary";
+function controlsAt() {  // where each usable control lies on the page (not the screen)
+  const at = new Map();
+  for (const c of document.querySelectorAll(CONTROL)) {
+    const r = c.getBoundingClientRect();
+    if (!c.disabled && (r.width || r.height)) at.set(c, [r.left + scrollX, r.top + scrollY]);
   }
-}).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden", "disabled"], attributeOldValue: true });
-let lastTap = { t: -1e9, x: 0, y: 0 };
+  return at;
+}
+let lastTap = { t: -1e9, x: 0, y: 0, on: null, controls: new Map() };
 document.addEventListener("click", (e) => {
-  if (e.detail === 0) return;  // a key (Enter, Space) pressed on a focused button: no finger there
-  const now = performance.now(), prev = lastTap, b = e.target.closest && e.target.closest("button");
-  lastTap = { t: now, x: e.clientX, y: e.clientY };
-  if (!b || now - prev.t >= DOUBLE_TAP_MS || Math.hypot(e.clientX - prev.x, e.clientY - prev.y) > 30) return;
-  for (let n = b; n && n !== document.body; n = n.parentElement) {
-    if ((shownAt.get(n) || -1e9) > prev.t) { e.preventDefault(); e.stopImmediatePropagation(); lastTap = prev; return; }
+  if (e.detail === 0) return;  // a key (Enter, Space) pressed on a focused control: no finger there
+  const now = performance.now(), prev = lastTap, on = (e.target.closest && e.target.closest(CONTROL)) || e.target;
+  // (a label passes its click on to its box at once: no finger is that fast)
+  if (now - prev.t < DOUBLE_TAP_MS && now - prev.t > 30 && Math.hypot(e.clientX - prev.x, e.clientY - prev.y) <= 30
+      && on !== prev.on && !(prev.on && prev.on.contains(on))) {
+    const was = prev.controls.get(on), r = on.getBoundingClientRect();
+    if (!was || Math.hypot(r.left + scrollX - was[0], r.top + scrollY - was[1]) > 2) {
+      e.preventDefault(); e.stopImmediatePropagation(); return;  // the first tap's time stands: a third is the same double tap
+    }
   }
+  lastTap = { t: now, x: e.clientX, y: e.clientY, on, controls: controlsAt() };
 }, true);
 async function post(url, body, done, doneArgs) {
   const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1, key = url + payload;
