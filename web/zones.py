@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import CompanionError
-from web.api import refuse
+from web.api import refuse, table_mode
 from web.inputs import cap
 from web.messages import error_say
 from web.security import host_required
@@ -63,6 +63,8 @@ def get_zones() -> Any:
 @bp.post("/api/host/zones")
 @host_required
 def save_zones() -> Any:
+    if table_mode() == "demo":  # the recording's zones; saved, they would be the real table's next time
+        return refuse(403, "this is the demo table: its zones and colours are the recording's", "err.demo_camera")
     from companion.vision.zones import Zones
 
     path = current_app.config.get("ZONES_PATH")
@@ -162,6 +164,8 @@ def get_colours() -> Any:
 @host_required
 def calibrate_colours() -> Any:
     """Learn the four colours from the cards lying in the reveal area now; save them."""
+    if table_mode() == "demo":  # saved beside the configuration, they would be the real table's
+        return refuse(403, "this is the demo table: its zones and colours are the recording's", "err.demo_camera")
     from companion.vision.calibration import CalibrationError
 
     calibrate, path = current_app.config.get("CALIBRATE"), current_app.config.get("COLOURS_PATH")

@@ -138,6 +138,21 @@ def test_the_demo_table_keeps_its_recorded_game_from_the_host_page():
     assert len(referee.events) == events and referee.state["top"] == "red_5"
 
 
+
+def test_the_demo_table_saves_no_zones_or_colours_over_the_real_tables(tmp_path):
+    # the demo's app was given the real table's zones.json and colours.json (beside the
+    # configuration): a save on the demo's host page would have been the real camera's next time
+    referee = Referee(EventStore(":memory:"))
+    demo, demo_host = _host(referee, TABLE_MODE="demo", ZONES_PATH=str(tmp_path / "zones.json"),
+                            COLOURS_PATH=str(tmp_path / "colours.json"), CALIBRATE=lambda picture: None)
+    zones = {"frame": [640, 480], "discard": [[10, 10], [100, 10], [100, 100], [10, 100]],
+             "reveal": [[200, 10], [300, 10], [300, 100], [200, 100]]}
+    for path, body in (("/api/host/zones", zones), ("/api/host/colours", {})):
+        resp = demo_host.post(path, json=body)
+        assert resp.status_code == 403 and _words(resp) == "err.demo_camera", path
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_seat_order_with_teams_keeps_partners_apart(referee):
     app, host = _host(referee, TABLE_MODE="none")
     host.post("/api/host/game", json={"players": PLAYERS, "rules": {"hand_size": 1, "teams": True}})
