@@ -362,7 +362,7 @@ def act() -> Any:
         least = _fewest_points(state, held)
         if points < least and me != state.get("hand_winner"):
             raise BadRequest(f"{points} points is less than {held} cards can hold (at least {least}): "
-                             "if you hold fewer, the host enters your points", "err.points_under_hand",
+                             "if you hold fewer cards, the host enters your points", "err.points_under_hand",
                              n=held, least=least)
         # a last Wild Draw Colour (or Dementor) had the next player draw until a colour: cards
         # the referee never counted, so no cap

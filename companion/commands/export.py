@@ -99,6 +99,7 @@ def _export_league(store: EventStore, league: str, out: Path) -> int:
         tmp.replace(out)
     except OSError as exc:
         raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
-    print(f"wrote league {league_id} ({len(table['table'])} players, {len(table['games'])} "
-          f"finished games) to {out}")
+    players, games = len(table["table"]), len(table["games"])
+    print(f"wrote league {league_id} ({players} player{'' if players == 1 else 's'}, {games} finished "
+          f"game{'' if games == 1 else 's'}) to {out}")
     return 0
