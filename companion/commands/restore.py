@@ -30,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     backups = list_backups(db)
     if args.backup is None:
         if not backups:
-            print(f"no backups of {db} yet (one is made after every finished hand, in {backup_folder(db)})")
+            print(f"no backups of {db} yet (one is made after every finished hand, in {backup_folder(db)}, and at start when the store changed after its newest)")
             return 0
         print(f"backups of {db} (in {backup_folder(db)}), oldest first:")
         for n, path in enumerate(backups, 1):
