@@ -440,10 +440,10 @@ def host_logout() -> Any:
 def host_link(token: str) -> Any:
     """A one-time host link (printed by `run`): this browser becomes the host, the link dies."""
     access = _ext().access
-    if not access.use_host_link(token):
-        return Response("<!doctype html><meta charset=utf-8><title>Host</title><p>This host link was used "
-                        "already or has expired: log in with the PIN on <a href=/host>Host</a>.",
-                        status=403, mimetype="text/html")
+    if not access.use_host_link(token):  # the host page's login, saying why (with the menu around it)
+        from web.pages import link_used_page
+
+        return link_used_page(), 403
     csrf_token()
     access.end_host_session(session.get("host"))
     session["host"] = access.new_host_session()

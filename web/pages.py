@@ -27,14 +27,19 @@ def page_lang() -> str:
     return pick_lang(request.cookies.get(LANG_COOKIE), request.accept_languages)
 
 
-def _page(view: str) -> str:
+def _page(view: str, **extra: Any) -> str:
     from web.api import my_seat, table_mode
 
     lang = page_lang()
     return render_template(f"{view}.html", view=view, csrf=csrf_token(), me=my_seat() or "",
                            host=is_host(), colors=COLORS, url=_url(), mode=table_mode(), lang=lang,
                            other=next(x for x in LANGS if x != lang), texts=catalogue_json(lang),
-                           t=lambda key, **args: t(key, lang, args))
+                           t=lambda key, **args: t(key, lang, args), **extra)
+
+
+def link_used_page() -> str:
+    """The host page's login, saying that the one-time host link opened was used already."""
+    return _page("host", link_used=True)
 
 
 @bp.get("/")

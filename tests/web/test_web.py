@@ -11,6 +11,7 @@ from companion.referee.service import Referee
 from companion.referee.store import EventStore
 from web import create_app
 from web.hub import public_state
+from web.i18n import t
 from web.lan import join_url, lan_ip, qr_svg
 
 PIN = "4321"
@@ -625,7 +626,11 @@ def test_one_time_host_link_logs_in_once(app):
     assert resp.status_code == 200 and "host" in resp.get_data(as_text=True)
     assert phone.get("/api/host/log").status_code == 200
     again = app.test_client()
-    assert again.get(f"/host/link/{token}").status_code == 403
+    used = again.get(f"/host/link/{token}")
+    assert used.status_code == 403
+    # the host page's login, with its menu, saying why: not a bare line with nowhere to go
+    html = used.get_data(as_text=True)
+    assert 'id="login"' in html and "<nav>" in html and t("host.link_used", "en").split(" (")[0] in html
     assert again.get("/api/host/log").status_code == 403
 
 
