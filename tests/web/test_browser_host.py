@@ -406,3 +406,22 @@ def test_the_table_tv_and_seat_pages_say_a_card_lies_beside_the_pile(browser, tm
         warnings.clear()  # the card laid on the pile
         expect(table.locator("#besideline")).to_be_hidden(timeout=8000)
         expect(tv.locator("#besideline")).to_be_hidden(timeout=8000)
+
+
+def test_the_new_game_form_starts_from_the_tables_options(browser, table):
+    # The configuration's options (2 cards, 60 points) were in the first game, but the form
+    # showed the official 7 and 500: "Start new game" as it stood dropped them quietly
+    url, referee, _ = table
+    referee.submit({"type": "game", "players": PLAYERS, "rules": {"hand_size": 2, "target": 60, "stacking": "draw_two",
+                                                                "jump_in": True}}, source="host")
+    host = _host(browser, url)
+    expect(host.locator("input[name=hand_size]")).to_have_value("2")
+    expect(host.locator("input[name=target]")).to_have_value("60")
+    expect(host.locator("select[name=stacking]")).to_have_value("draw_two")
+    expect(host.locator("input[name=jump_in]")).to_be_checked()
+    expect(host.locator("input[name=hands]")).to_have_value("0")  # off
+    # what the host types is theirs: the table's next state does not overwrite it
+    host.fill("input[name=target]", "200")
+    referee.submit({"type": "deal", "dealer": "Ann"}, source="host")
+    expect(host.locator("#hostturn")).not_to_be_empty()
+    expect(host.locator("input[name=target]")).to_have_value("200")

@@ -539,6 +539,7 @@ function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v 
 let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null, byTurn = null;
 function renderHost() {
   if (!$("newgame")) return;
+  formFromRules(S.rules);
   $("undo").disabled = false;  // Undo names the step this page shows: not before the page has seen the table
   const names = (S.players || []).map(p => p.name), pairs = names.map(n => [n, n]);
   if (!dealerAuto) dealerAuto = $("dealer").options[0];
@@ -772,6 +773,20 @@ function saveDraft() {
 })();
 on("newgame", "input", saveDraft);
 on("newgame", "change", saveDraft);
+// With no draft, the form starts from the options of the game at the table (the configuration's,
+// or the last game's), not the official defaults: "Start new game" as it stands plays on alike.
+let formFromTable = !!(() => { try { return sessionStorage.getItem(DRAFT_KEY); } catch (e) { return null; } })();
+function formFromRules(rules) {
+  const f = $("newgame"); if (!f || formFromTable || !rules) return;
+  formFromTable = true;
+  f.querySelectorAll("[name]").forEach(i => {
+    if (!(i.name in rules)) return;
+    const v = rules[i.name];
+    if (i.type === "checkbox") i.checked = !!v;
+    else if (i.type === "number") i.value = String(v === null || v === false ? 0 : v);
+    else if ([...i.options].some(o => o.value === String(v))) i.value = String(v);
+  });
+}
 on("deal", "click", async () => {
   if (!(await ask(t("confirm.deal")))) return;
   // the dealer picked (or the first hand's first player, filled in) deals this hand only: the
