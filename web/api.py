@@ -436,23 +436,6 @@ def host_logout() -> Any:
     return jsonify(ok=True)
 
 
-@bp.get("/host/link/<token>")
-def host_link(token: str) -> Any:
-    """A one-time host link (printed by `run`): this browser becomes the host, the link dies."""
-    access = _ext().access
-    if not access.use_host_link(token):  # the host page's login, saying why (with the menu around it)
-        from web.pages import link_used_page
-
-        return link_used_page(), 403
-    csrf_token()
-    access.end_host_session(session.get("host"))
-    session["host"] = access.new_host_session()
-    # A page (not a redirect), so the next load is a same-site navigation that sends the cookie.
-    return Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/host\">"
-                    "<title>Host</title><p>You are the host now: <a href=/host>open the host page</a>.",
-                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
-
-
 # every table option of the engine, house rules included (their values are the engine's to check)
 _RULE_KEYS = tuple(f.name for f in fields(Rules))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, session
 
 from companion.referee.cards import COLORS
 from companion.errors import UnknownCardError
@@ -37,9 +37,21 @@ def _page(view: str, **extra: Any) -> str:
                            t=lambda key, **args: t(key, lang, args), **extra)
 
 
-def link_used_page() -> str:
-    """The host page's login, saying that the one-time host link opened was used already."""
-    return _page("host", link_used=True)
+@bp.get("/host/link/<token>")
+def host_link(token: str) -> Any:
+    """A one-time host link (printed by `run`): this browser becomes the host, the link dies."""
+    from web.api import _ext
+
+    access = _ext().access
+    if not access.use_host_link(token):  # the host page's login, saying why (with the menu around it)
+        return _page("host", link_used=True), 403
+    csrf_token()
+    access.end_host_session(session.get("host"))
+    session["host"] = access.new_host_session()
+    # A page (not a redirect), so the next load is a same-site navigation that sends the cookie.
+    return Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/host\">"
+                    "<title>Host</title><p>You are the host now: <a href=/host>open the host page</a>.",
+                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
 @bp.get("/")
