@@ -26,7 +26,7 @@ from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import Rules, names_differ
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
-from web.security import SEAT_COOKIE, client_id, csrf_token, host_required, is_host, pin_ok
+from web.security import SEAT_COOKIE, client_id, host_required, is_host, pin_ok
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger("companion.web")
