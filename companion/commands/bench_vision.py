@@ -92,10 +92,10 @@ def main(args: argparse.Namespace) -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-    from companion.vision.photometric import apply_shift
+    from companion.vision.photometric import camera_shift
 
-    apply_shift(args.light, np.zeros((2, 2, 3), np.uint8))  # an unknown shift: one line, before any work
-    frames = [apply_shift(args.light, f) for f in _frames(args.frames)]
+    shift = camera_shift(args.light)  # an unknown shift: one line, before any work
+    frames = [shift(f) for f in _frames(args.frames)]
     light = "" if args.light == "none" else f", through {args.light} (light remembered, as `run` does)"
     print(f"{len(frames)} frames of 640x480{light}, {os.cpu_count()} CPU cores, "
           f"{args.threads or os.cpu_count()} threads")

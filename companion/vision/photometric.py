@@ -249,16 +249,22 @@ def neutral_light(frame: np.ndarray, boxes: "list[tuple[float, float, float, flo
     return white_balanced(frame, card_white(frame, boxes, cap), cap)
 
 
-def apply_shift(name: str, img: np.ndarray) -> np.ndarray:
-    """One of `SHIFTS` applied to a picture ("none" returns it as it is)."""
+def camera_shift(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The operation one of `SHIFTS` or `EXTRA_SHIFTS` names ("none": the picture as it is); an
+    unknown name is a one-line error."""
     if name == "none":
-        return img
-    try:
-        return (SHIFTS.get(name) or EXTRA_SHIFTS[name])(img)
-    except KeyError:
+        return lambda img: img
+    shift = SHIFTS.get(name) or EXTRA_SHIFTS.get(name)
+    if shift is None:
         from companion.errors import CompanionError
 
-        raise CompanionError(f"unknown camera shift {name!r}; known: {', '.join([*SHIFTS, *EXTRA_SHIFTS])}") from None
+        raise CompanionError(f"unknown camera shift {name!r}; known: {', '.join([*SHIFTS, *EXTRA_SHIFTS])}")
+    return shift
+
+
+def apply_shift(name: str, img: np.ndarray) -> np.ndarray:
+    """One of `SHIFTS` (or `EXTRA_SHIFTS`) applied to a picture ("none" returns it as it is)."""
+    return camera_shift(name)(img)
 
 
 def random_light(img: np.ndarray, rnd: random.Random) -> np.ndarray:
@@ -299,5 +305,5 @@ def random_light(img: np.ndarray, rnd: random.Random) -> np.ndarray:
     return out
 
 
-__all__ = ["SHIFTS", "EXTRA_SHIFTS", "apply_shift", "random_light", "card_white", "cast", "white_balanced", "neutral_light", "colour_temperature", "channel_gains", "hue_rotate",
+__all__ = ["SHIFTS", "EXTRA_SHIFTS", "camera_shift", "apply_shift", "random_light", "card_white", "cast", "white_balanced", "neutral_light", "colour_temperature", "channel_gains", "hue_rotate",
            "hue_pull", "saturation", "gamma", "exposure", "blur", "jpeg", "downscale", "sensor_noise"]
