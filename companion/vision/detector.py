@@ -306,11 +306,10 @@ class YoloDetector:
         if candidates:  # a cast stronger than the finder learned (a warm bulb): look again with it taken off
             white_boxes = [box for box, _, _ in candidates]
             white = card_white(frame, white_boxes, cap)
-            strong = white is not None and cast(white) > self.finder_cast
-            if strong and not remembered:
+            if self._strong(white) and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
             if self.remember_light:
-                self._light, self._light_cap = (white, cap) if strong else (None, MAX_GAIN)
+                self._remember(white, cap)
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
             # picture's brightest white made grey and its contrast and colour brought up. However
             # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
@@ -376,10 +375,17 @@ class YoloDetector:
             # cards found only with a tint past the cap taken off (an amber bulb): the next frame
             # is looked at with their light taken off first, one look and not three. Measured on
             # the cards named, not on whatever the look boxed (clutter on an empty table).
-            light = card_white(as_seen, [d.box for d in out], cap) if out else None
-            strong = light is not None and cast(light) > self.finder_cast
-            self._light, self._light_cap = (light, cap) if strong else (None, MAX_GAIN)
+            self._remember(card_white(as_seen, [d.box for d in out], cap) if out else None, cap)
         return out
+
+    def _strong(self, white: np.ndarray | None) -> bool:
+        """Whether the cards' `white` is cast more than the finder learned (a warm bulb)."""
+        return white is not None and cast(white) > self.finder_cast
+
+    def _remember(self, white: np.ndarray | None, cap: float) -> None:
+        """The light the next frame is looked at with (`remember_light`): `white`, taken off
+        with `cap`, where it is cast more than the finder learned; else none."""
+        self._light, self._light_cap = (white, cap) if self._strong(white) else (None, MAX_GAIN)
 
     def _names(self, symbols: np.ndarray, names: list[str], colours: np.ndarray | None,
                det_name: str | None) -> tuple[tuple[str, float], ...]:
