@@ -355,11 +355,12 @@ def act() -> Any:
             raise BadRequest("points cannot be negative", "err.bad_points")
         # a typo guard: no more than the cards the referee counts in this hand can score
         held = next((int(p.get("cards") or 0) for p in state.get("players") or [] if p.get("name") == me), 0)
-        most = held * _card_points(state)[0]
+        values = _deck_points(state)
+        most = held * values[-1]
         # nor fewer than the deck's cheapest cards that many (9 cards score at least 5: four zeros
         # and five ones), so a 0 typed by mistake does not cost the winner a hand's points.
         # Cards drawn that the referee never counted only add to it.
-        least = _fewest_points(state, held)
+        least = sum(values[:held])
         if points < least and me != state.get("hand_winner"):
             raise BadRequest(f"{points} points is less than {held} cards can hold (at least {least}): "
                              "if you hold fewer cards, the host enters your points", "err.points_under_hand",
@@ -571,29 +572,20 @@ def host_points() -> Any:
         raise BadRequest("points cannot be negative", "err.bad_points")
     # the host may enter more than the referee's count of the hand (a draw it missed), not
     # more than the whole deck holds: a typo guard
-    whole = _card_points(_ext().referee.state)[1]
+    whole = sum(_deck_points(_ext().referee.state))
     if points > whole:
         raise BadRequest(f"{points} points is more than a hand can hold: the whole deck scores {whole}",
                          "err.points_over_deck", most=whole)
     return _submit({"type": "points", "player": player, "points": points}, "host")
 
 
-def _card_points(state: dict) -> tuple[int, int]:
-    """The most one card of this game's deck scores, and what the whole deck scores."""
+def _deck_points(state: dict) -> list[int]:
+    """What each card of this game's deck scores, cheapest first (the last: the most one card
+    scores; the sum: the whole deck)."""
     from companion.referee.rules import parse_rules
 
     rules = parse_rules(state.get("rules") or {})
-    counts = rules.deck_counts
-    return (max(points(c, rules.deck) for c in counts), sum(points(c, rules.deck) * k for c, k in counts.items()))
-
-
-def _fewest_points(state: dict, cards: int) -> int:
-    """The fewest points `cards` cards of this game's deck can score: its cheapest cards."""
-    from companion.referee.rules import parse_rules
-
-    rules = parse_rules(state.get("rules") or {})
-    values = sorted(v for c, k in rules.deck_counts.items() for v in [points(c, rules.deck)] * k)
-    return sum(values[:max(0, cards)])
+    return sorted(v for c, k in rules.deck_counts.items() for v in [points(c, rules.deck)] * k)
 
 
 @bp.post("/api/host/score_fix")
@@ -610,7 +602,7 @@ def host_score_fix() -> Any:
     if points < 0:
         raise BadRequest("points cannot be negative", "err.bad_points")
     # a typo guard: a hand scores at most the whole deck, twice over where a hand counts double
-    most = 2 * _card_points(state)[1]
+    most = 2 * sum(_deck_points(state))
     if points > most:
         raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
     if hand not in [h.get("hand") for h in state.get("history") or []]:
