@@ -31,12 +31,12 @@ class WebState:
     def phones_connected(self) -> int:
         return self.hub.phones_connected()
 
-    def seats_reset(self, game_id: str | None = None, players: list[str] | None = None) -> None:
-        """Free the seats for a new game: every seat, or with `players` those of names not in
-        it. Those of the game `game_id` it replaced are kept (on disk, with the seats), so that
-        an Undo of the new game, after a restart too, gives that game back with its phones in
-        their seats."""
-        self.seats.reset(game_id, players)
+    def seats_reset(self, game_id: str | None = None) -> None:
+        """Free the seats for the new game at the table: those of names not in it (the same
+        people playing again keep their phones' seats). Those of the game `game_id` it replaced
+        are kept (on disk, with the seats), so that an Undo of the new game, after a restart
+        too, gives that game back with its phones in their seats."""
+        self.seats.reset(game_id, [p["name"] for p in self.referee.state.get("players") or []])
 
     def seats_back(self, game_id: str | None) -> None:
         """After an undo: the table is back on `game_id`; if its seats were freed for a new

@@ -482,7 +482,7 @@ def host_game() -> Any:
     replaced = _ext().referee.game_id
     reply, status = _submit(event, "host")
     if status == 200 and not g.get("replayed"):  # the same names keep their phones' seats
-        _ext().seats_reset(replaced, [p["name"] for p in _ext().referee.state.get("players") or []])
+        _ext().seats_reset(replaced)
     return reply, status
 
 

@@ -488,7 +488,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         mode = "none" if vision is None else "demo" if bot is not None else "camera"
         app = make_app(referee, config, host_pin, vision, mode)
         if fresh:  # a new game frees the seats of names not in it, as when the host starts one on the page
-            app.extensions["uno"].seats_reset(players=[p["name"] for p in referee.state.get("players") or []])
+            app.extensions["uno"].seats_reset()
         web = WebServer(app, config.host, config.port)
     except ImportError as exc:
         say(f"phone page: not available in this build ({exc})")
