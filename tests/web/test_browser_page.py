@@ -83,6 +83,13 @@ def _shot(page, name, full_page=True):
 _wait = wait_until
 
 
+def _overlaps(page, one, others):
+    """How many of `others` the element `one` lies over on the screen."""
+    return page.evaluate("""([one, others]) => { const r = document.querySelector(one).getBoundingClientRect();
+      return [...document.querySelectorAll(others)].filter(b => { const q = b.getBoundingClientRect();
+        return q.top < r.bottom && q.bottom > r.top && q.left < r.right && q.right > r.left; }).length; }""", [one, others])
+
+
 def test_a_whole_hand_with_no_camera_from_phones(server, browser):
     url, referee = server
     host = _host(browser, url)
@@ -124,8 +131,13 @@ def test_a_whole_hand_with_no_camera_from_phones(server, browser):
 
     # Ann calls UNO! at two cards, then lays a red 7 from her phone.
     expect(ann.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
+    # ... with her UNO! row at the foot of a short screen: the toast moves up and hides none of it.
+    ann.set_viewport_size({"width": 412, "height": 560})
+    ann.evaluate("window.scrollTo(0, document.getElementById('unobtns').getBoundingClientRect().bottom + scrollY - innerHeight + 8)")
     ann.click("button[data-act=uno]")
     _toast(ann, "done.uno")
+    assert _overlaps(ann, "#toast", "#unobtns button") == 0
+    ann.set_viewport_size(PHONE)
     _pick(ann, "#cardpick", "red_7")
     ann.dblclick("#playcard")  # a double tap plays once, and its second tap does not say "not your turn"
     _toast(ann, "done.play", card="red_7")

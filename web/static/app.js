@@ -43,7 +43,26 @@ function t(key, a) {
 }
 const said = (o) => (o && o.k && T[o.k] !== undefined ? t(o.k, o.a) : null);  // a server's {k, a}
 
-function toast(msg, bad) { const e = $("toast"); e.textContent = msg; e.className = "show" + (bad ? " bad" : ""); clearTimeout(toast.h); toast.h = setTimeout(() => e.className = "", 4000); }
+function toast(msg, bad) { const e = $("toast"); e.textContent = msg; e.className = "show" + (bad ? " bad" : ""); placeToast(e); clearTimeout(toast.h); toast.h = setTimeout(() => e.className = "", 4000); }
+// The toast stands at the foot of the screen, where the UNO!/Catch row often lies just as a play's
+// toast comes up, and the player must see UNO! then. It lets taps through, but hides the buttons:
+// so it moves to the head of the screen (below the menu) when that hides fewer buttons.
+function placeToast(e) {
+  const covered = () => {
+    const r = e.getBoundingClientRect();
+    return [...document.querySelectorAll("button")].filter(b => {
+      const q = b.getBoundingClientRect();
+      return !b.disabled && q.width && q.height && q.top < r.bottom && q.bottom > r.top && q.left < r.right && q.right > r.left;
+    }).length;
+  };
+  e.style.top = e.style.bottom = "";
+  const low = covered();
+  if (!low) return;
+  const nav = document.querySelector("nav"), off = $("offline");
+  const head = Math.max(0, nav ? nav.getBoundingClientRect().bottom : 0, off && !off.hidden ? off.getBoundingClientRect().bottom : 0);
+  e.style.top = (head + 8) + "px"; e.style.bottom = "auto";
+  if (covered() >= low) e.style.top = e.style.bottom = "";
+}
 
 // A host action is confirmed first, in the page's language (a <dialog>, not the browser's).
 function ask(text) {
