@@ -96,7 +96,7 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
             f"Direction: {_dash(state.get('direction'))}"
         )
         top = state.get("top")
-        color = state.get("color")
+        color = state.get("color_under") or state.get("color")  # not a wrong card's, waiting to go back
         pile = f"Top card: {_dash(top)}"
         if top is not None:
             pile += f" (colour in force: {color or 'not named yet'})"

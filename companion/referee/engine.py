@@ -272,6 +272,9 @@ class Table:
             {"player": names[self._until[0]], "color": self._until[1]},
             "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
             "stands_for": name(self._stands_for()),
+            # the colour still in force under an illegal card waiting to be taken back (`color`
+            # is the top card's, the wrong one's): what the table must go on showing
+            "color_under": self._prev_color if self._phase == "take_back" else None,
             "points_due": [names[q] for q in self._scorers() if q not in self._owed]
             if self._phase == "scores" else [],
         }

@@ -280,6 +280,16 @@ def test_engine_illegal_play_taken_back_costs_the_penalty():
     assert kinds(table) == [("illegal_play", "Bob"), ("penalty_draw", "Bob")]
 
 
+def test_engine_state_keeps_the_colour_in_force_under_a_wrong_card():
+    # Bob named green on his wild; Cid's red 7 is wrong: the pile shows red, green is in force
+    table = play(["flip red_5", "play wild green", "play red_7"])
+    state = table.state
+    assert state["waiting_for"] == "take_back" and state["top"] == "red_7"
+    assert state["color"] == "red" and state["color_under"] == "green"
+    table.push(line("take_back"))
+    assert table.state["color"] == "green" and table.state["color_under"] is None
+
+
 @pytest.mark.parametrize("penalty, bob, notices", [
     (4, 11, [("illegal_play", "Bob"), ("penalty_draw", "Bob")]),
     (0, 7, [("illegal_play", "Bob")]),

@@ -46,6 +46,15 @@ def test_replay_example_prints_a_readable_summary(capsys: pytest.CaptureFixture[
     assert "Hand 1: won by Ann (Ann +183)" in out
 
 
+def test_replay_names_the_colour_in_force_not_a_wrong_card_s(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    log = _write(tmp_path / "wrong.jsonl", OPENING + [
+        '{"type": "play", "card": "wild", "color": "green"}', '{"type": "play", "card": "red_7"}'])
+    assert main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "Top card: red_7 (colour in force: green)" in out and "Waiting for: take_back" in out
+
+
 def test_replay_example_has_no_rejected_line() -> None:
     state = replay(EXAMPLE_LOG.read_text(encoding="utf-8").splitlines()).state
     assert not [n for n in state["notices"] if n["kind"] == "rejected"]

@@ -311,6 +311,10 @@ def test_with_no_camera_a_wrong_card_is_taken_back_or_left_standing_from_the_pho
     expect(dan.locator("#toast")).to_contain_text("take it back")
     expect(dan.locator("#prompt")).to_have_text(t("prompt.take_back_nocam", "en"))
     expect(dan.locator("#tookbtns")).to_be_visible()
+    # the wrong card lies on the pile, but every phone still shows red in force, as the notice says
+    expect(dan.locator("#top")).to_have_attribute("alt", "blue 3")
+    expect(dan.locator("#color")).to_have_text(t("tbl.colour", "en", {"color": "red"}))
+    expect(dan.locator("#pile")).to_have_class(re.compile(r"\bring-red\b"))
     # Eve, next, may leave it standing: her picker is open and her phone says how
     expect(eve.locator("#prompt")).to_have_text(t("prompt.let_stand", "en", {"player": "Dan"}))
     expect(eve.locator("#turnbtns button[data-act=draw]")).to_be_visible()

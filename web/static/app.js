@@ -182,11 +182,15 @@ function renderPile() {
     img.hidden = true; img.removeAttribute("src"); img.alt = ""; $("notop").hidden = false;
   }
   shownTop = S.top || null; shownPile = S.discard_pile;
-  pile.className = pile.className.replace(/\bring-\w+/g, "").trim() + (S.color ? " ring-" + S.color : "");
-  pile.title = S.color ? t("tbl.colour", { color: S.color }) : "";
+  const c = inForce();
+  pile.className = pile.className.replace(/\bring-\w+/g, "").trim() + (c ? " ring-" + c : "");
+  pile.title = c ? t("tbl.colour", { color: c }) : "";
   const mark = $("mark");  // the aid's badge on the ring: the colour's shape and initial
-  if (mark) { mark.hidden = !S.color; mark.className = "mark m-" + (S.color || ""); mark.textContent = S.color ? arg("color", S.color).charAt(0).toUpperCase() : ""; }
+  if (mark) { mark.hidden = !c; mark.className = "mark m-" + (c || ""); mark.textContent = c ? arg("color", c).charAt(0).toUpperCase() : ""; }
 }
+// The colour in force: while a wrong card waits to be taken back, the one under it, which the
+// referee's notice names (the state's `color` is the wrong card's).
+const inForce = () => (S.waiting_for === "take_back" && S.color_under) || S.color;
 
 // A draw until a colour (Wild Draw Colour) or until a Gryffindor card (Dementor): its own words.
 const untilKey = (key, u) => key + (u.color === "gryffindor" ? "_gryffindor" : "");
@@ -207,7 +211,7 @@ function renderCommon() {
   document.body.dataset.side = S.side || "";
   if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
   // not the last hand's; nor the other side's colour once a last Flip has turned the cards
-  const colour = (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores") && (!S.colors || S.colors.includes(S.color)) ? S.color : null;
+  const colour = (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores") && (!S.colors || S.colors.includes(inForce())) ? inForce() : null;
   if ($("color")) { $("color").textContent = colour ? t("tbl.colour", { color: colour }) : ""; $("color").className = "big c-" + (colour || "none"); }
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
