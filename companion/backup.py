@@ -187,32 +187,48 @@ class Backups:
 
 class StoreLock:
     """An exclusive lock on `<db>.lock` while a companion has the store open, so `restore`
-    cannot swap the file under a running table."""
+    cannot swap the file under a running table, and on the store file itself, so a second
+    companion cannot open it by another name."""
 
     def __init__(self, db: str | Path) -> None:
         # beside the file itself: two companions given the store by two paths (a symlink, a
         # relative path) take the one lock
-        self.path = Path(str(Path(db).expanduser().resolve()) + ".lock")
-        self._fd: int | None = None
+        self.db = Path(db).expanduser().resolve()
+        self.path = Path(str(self.db) + ".lock")
+        self._fds: list[int] = []
 
-    def acquire(self) -> bool:
+    def acquire(self, create: bool = False) -> bool:
+        """True once this process holds the store; False if another holds it. `create` makes an
+        empty store file first (SQLite takes an empty file as a new store), so that one is
+        held by its file too."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fds = [os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)]
         except OSError:
             return True  # a read-only folder: nothing can be restored there either
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # A hard link names the store's file from another folder, beside another `.lock`:
+            # the file's own lock is one for every name. (flock, not SQLite's own POSIX locks,
+            # which it does not touch; this descriptor stays open until the store is closed, so
+            # closing it cannot drop SQLite's locks either.)
+            fds.append(os.open(self.db, os.O_RDONLY | (os.O_CREAT if create else 0), 0o600))
         except OSError:
-            os.close(fd)
-            return False
-        self._fd = fd
+            pass  # no store file yet (restore on a missing store), or one this user cannot read
+        for fd in fds:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                for f in fds:
+                    os.close(f)
+                return False
+        self._fds = fds
         return True
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        """After the store is closed."""
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
 
 
 def restore(db: str | Path, backup: Path) -> Path | None:

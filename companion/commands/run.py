@@ -435,10 +435,11 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     db = config.db_path
     db.parent.mkdir(parents=True, exist_ok=True)
     lock = StoreLock(db)
-    if not lock.acquire():
+    missing = not db.exists()
+    if not lock.acquire(create=True):
         # exit 2 (a store that cannot be used): systemd's unit does not restart into it
         raise StoreError(f"{db} is in use by another companion: stop it, or use another --db")
-    if not db.exists() and list_backups(db):  # the store went missing, its backups did not
+    if missing and list_backups(db):  # the store went missing, its backups did not
         say(f"store: {db} is missing but has backups: a new store is started; "
             f"`uno-companion restore` brings the newest backup back (stop the companion first)")
     store = EventStore(db)  # a damaged one opens read-only and says so in one line

@@ -1,6 +1,7 @@
 """The event store: SQLite rows for every event, restore of the last game, JSON Lines in/out."""
 from __future__ import annotations
 
+import os
 import json
 import logging
 import sqlite3
@@ -420,6 +421,25 @@ def test_the_store_lock_holds_whatever_path_names_the_store(tmp_path: Path) -> N
     assert first.acquire()
     assert not StoreLock(tmp_path / "link.db").acquire()
     assert not StoreLock(tmp_path / "sub" / ".." / "games.db").acquire()
+    # a hard link from another folder names the same file beside another `.lock`
+    (tmp_path / "other").mkdir()
+    os.link(db, tmp_path / "other" / "games.db")
+    assert not StoreLock(tmp_path / "other" / "games.db").acquire()
+    first.release()
+    again = StoreLock(tmp_path / "other" / "games.db")
+    assert again.acquire()
+    again.release()
+
+
+def test_a_new_store_is_held_by_its_file_from_the_start(tmp_path: Path) -> None:
+    from companion.backup import StoreLock
+
+    db = tmp_path / "games.db"
+    first = StoreLock(db)
+    assert first.acquire(create=True) and db.exists()
+    EventStore(db).close()  # SQLite takes the empty file as a new store
+    os.link(db, tmp_path / "linked.db")
+    assert not StoreLock(tmp_path / "linked.db").acquire()
     first.release()
 
 
