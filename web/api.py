@@ -349,6 +349,14 @@ def act() -> Any:
                                f"the card identical to the top one)", "err.not_your_move", player=state.get("turn"))
         if jump:
             event["player"] = me
+        elif (action == "play" and not standing and state.get("pending_draw")
+              and not _ext().referee.answers(event["card"])):
+            # The phone of the player the cards are coming to: the engine takes a card that does
+            # not answer them as the next player's (a camera cannot tell who laid it), and this
+            # phone is not the next player's.
+            n = state["pending_draw"]
+            return refuse(403, f"{n} cards are coming to you: only a card that answers them can be played, "
+                               f"or Draw to take them", "err.must_answer", n=n)
     elif action == "points":
         points = _int(data.get("points"), "points")
         if points < 0:

@@ -209,6 +209,11 @@ class Table:
             return False
         return (bool(pending) and not accept) or playable(names[0], self._top, self._color)
 
+    def answers(self, card: str) -> bool:
+        """Whether `card`, laid now by the player a pending penalty is on, answers it (stacks,
+        deflects or reflects); False with nothing pending or for a name that is no card."""
+        return bool(self._pending) and card in INFO and self._answers(card)
+
     @property
     def events(self) -> list:
         """Every line pushed, in order (index = a notice's `event`)."""
@@ -1109,8 +1114,11 @@ class Table:
         if p is not None and p != actor:
             if not self._rules.jump_in:
                 raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
-            if self._phase != "play" or pending:
+            if self._phase != "play":
                 raise _Reject("jump-in only while a play is awaited")
+            if pending:  # the phase is "play" then, but the play awaited is an answer
+                raise _Reject(f"jump-in only while a play is awaited, not while {pending} cards are "
+                              f"coming to {self._names[self._turn]}")
             if len(names) > 1:
                 raise _Reject("jump-in lays one card, the identical one")
             if card != self._top:

@@ -403,6 +403,11 @@ class Referee:
         with self._lock:
             return list(self._table.events)
 
+    def answers(self, card: str) -> bool:
+        """`Table.answers`: whether `card` answers the penalty pending on the player on turn."""
+        with self._lock:
+            return self._table.answers(card)
+
     @property
     def in_effect(self) -> list[int]:
         """The current game's lines still in effect (`Table.in_effect`)."""

@@ -106,6 +106,35 @@ def _cards(referee, name):
     return next(p["cards"] for p in referee.state["players"] if p["name"] == name)
 
 
+def test_phones_only_cards_coming_to_a_player_are_answered_or_drawn_from_their_phone(tmp_path):
+    # A card the victim tapped that does not answer was counted as the next player's play (the
+    # camera's reading of the table-log rule): Bob's red 5 came off Cat's count.
+    app, referee, host, seat = _table(tmp_path, "none")
+    assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"stacking": True}}).status_code == 200
+    assert host.post("/api/host/deal", json={"dealer": "Cat"}).status_code == 200
+    assert seat["Cat"].post("/api/act", json={"action": "flip", "card": "red_5"}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "red_draw_two"}).status_code == 200
+    before, counts = len(referee.events), {n: _cards(referee, n) for n in PLAYERS}
+    for card in ("red_5", "wild_draw_four", "green_5"):
+        resp = seat["Bob"].post("/api/act", json={"action": "play", "card": card})
+        assert resp.status_code == 403, card
+        assert resp.get_json()["say"] == {"k": "err.must_answer", "a": {"n": 2}}
+        assert t("err.must_answer", "en", {"n": 2}) == "2 cards are coming to you: only a card that answers them can be played, or Draw to take them"
+    assert len(referee.events) == before and {n: _cards(referee, n) for n in PLAYERS} == counts
+    # a draw two answers: Cat now owes 4, and takes them from her phone
+    assert seat["Bob"].post("/api/act", json={"action": "play", "card": "blue_draw_two"}).status_code == 200
+    assert referee.state["pending_draw"] == 4 and referee.state["turn"] == "Cat"
+    assert seat["Cat"].post("/api/act", json={"action": "draw"}).status_code == 200
+    assert _cards(referee, "Cat") == counts["Cat"] + 4 and referee.state["turn"] == "Ann"
+    # a wild draw four's victim, while they may challenge, plays no card either
+    assert seat["Ann"].post("/api/act", json={"action": "play", "card": "wild_draw_four"}).status_code == 200
+    assert seat["Ann"].post("/api/act", json={"action": "color", "color": "green"}).status_code == 200
+    assert referee.state["waiting_for"] == "challenge" and referee.state["turn"] == "Bob"
+    resp = seat["Bob"].post("/api/act", json={"action": "play", "card": "green_5"})
+    assert resp.status_code == 403 and resp.get_json()["say"] == {"k": "err.must_answer", "a": {"n": 4}}
+    assert referee.state["waiting_for"] == "challenge" and referee.state["turn"] == "Bob"
+
+
 def test_phones_only_a_jump_in_is_the_jumpers_from_their_phone_or_the_host(tmp_path):
     app, referee, host, seat = _table(tmp_path, "none")
     assert host.post("/api/host/game", json={"players": PLAYERS, "rules": {"jump_in": True}}).status_code == 200
