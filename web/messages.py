@@ -52,7 +52,7 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
     "deflect": (re.compile(rf"^{_NAME} sends the (\d+) pending cards on to {_NAME}$"), "notice.deflect",
                 ("by", "n", "player")),
     "eliminated": (re.compile(rf"^{_NAME} holds (\d+) cards \(elimination"), "notice.eliminated", ("player", "n")),
-    "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards, tracked (\d+)"), "notice.count_mismatch",
+    "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards?, tracked (\d+)"), "notice.count_mismatch",
                        ("player", "shown", "n")),
     "corrected": (re.compile(rf"^event \d+ corrected to {_CARD}$"), "notice.corrected", ("card",)),
 }

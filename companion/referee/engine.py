@@ -1607,7 +1607,11 @@ class Table:
                 return
             off = self._offender
             assert off is not None
-            self._recount(off, len(names))
+            # Evidence needs only the colour: a hand shown may be part of one (the card that
+            # matters typed on the host page, a fanned hand whose covered cards the camera
+            # missed), so fewer cards shown leave the count alone. More cannot be invented.
+            if len(names) > self._cards[off]:
+                self._recount(off, len(names))
             self._judge(any(INFO[c][0] == self._before_color for c in names))
             return
         if phase == "scores":
@@ -1633,7 +1637,7 @@ class Table:
 
     def _recount(self, p: int, size: int) -> None:
         if size != self._cards[p]:
-            self._note("count_mismatch", p, f"{self._names[p]} shows {size} cards, tracked "
+            self._note("count_mismatch", p, f"{self._names[p]} shows {size} card{'' if size == 1 else 's'}, tracked "
                        f"{self._cards[p]}: the shown count stands")
             # the difference went to or came from the draw pile
             self._draw_pile = max(self._draw_pile - (size - self._cards[p]), 0)

@@ -186,9 +186,12 @@ WD4 = ["flip red_5", "play wild_draw_four blue"]  # Bob plays it on red; Cid is 
      {"turn": "Dee", "cards": {"Bob": 6, "Cid": 13}, "notices": [("challenge_failed", "Cid")]}),
     (["challenge", "verdict guilty"], {"turn": "Cid", "cards": {"Bob": 10, "Cid": 7}}),
     (["challenge", "verdict innocent"], {"turn": "Dee", "cards": {"Bob": 6, "Cid": 13}}),
+    # evidence needs only the colour: part of a hand shown (the card that matters, typed on the
+    # host page) leaves the count alone; more cards than counted were really held
     (["challenge", "reveal Bob red_1 blue_2"],
-     {"notices": [("count_mismatch", "Bob"), ("challenge_upheld", "Bob")],
-      "cards": {"Bob": 6}}),
+     {"notices": [("challenge_upheld", "Bob")], "cards": {"Bob": 10}}),
+    (["challenge", "reveal Bob red_1 blue_2 green_3 yellow_4 blue_5 blue_6 blue_7 blue_8"],
+     {"notices": [("count_mismatch", "Bob"), ("challenge_upheld", "Bob")], "cards": {"Bob": 12}}),
 ])
 def test_engine_wild_draw_four_and_challenge(lines, expected):
     check(play([*WD4, *lines]), expected)
@@ -832,3 +835,11 @@ def test_engine_an_undo_names_whom_the_line_concerned():
     table.push({"type": "correct", "event": 2, "card": "red_6"})  # the host's, nobody's step
     table.push(line("undo"))
     assert table.state["notices"][-1]["player"] is None
+
+
+def test_engine_a_hand_of_one_card_shown_at_the_end_says_one_card():
+    table = play(["flip red_5", "uno Bob", "play red_1", "draw", "pass", "uno Dee", "play red_3",
+                  "uno Ann", "play red_4", "play red_6"], {"hand_size": 2})  # Cid drew: 3 counted
+    table.push(line("reveal Cid red_9"))
+    said = [n["message"] for n in table.state["notices"] if n["kind"] == "count_mismatch"]
+    assert said == ["Cid shows 1 card, tracked 3: the shown count stands"]

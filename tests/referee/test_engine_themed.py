@@ -334,7 +334,7 @@ def test_wild_draw_colour_challenge_guilty_the_offender_draws_until():
     assert kinds(table)[-1] == ("challenge_upheld", "Cid")
     assert state["draw_until"] == {"player": "Cid", "color": "teal"} and state["turn"] == "Cid"
     push(table, "draw 2")
-    assert cards(table)["Cid"] == 7 and cards(table)["Dee"] == 7
+    assert cards(table)["Cid"] == 8 and cards(table)["Dee"] == 7  # 6 counted (5 of them shown), 2 drawn
     assert table.state["turn"] == "Dee" and table.state["waiting_for"] == "play"
 
 
