@@ -55,6 +55,9 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
     "count_mismatch": (re.compile(rf"^{_NAME} shows (\d+) cards?, tracked (\d+)"), "notice.count_mismatch",
                        ("player", "shown", "n")),
     "corrected": (re.compile(rf"^event \d+ corrected to {_CARD}$"), "notice.corrected", ("card",)),
+    "jumped_in": (re.compile(rf"^{_NAME} jumped in with {_CARD}$"), "notice.jumped_in", ("player", "card")),
+    "hands_swapped": (re.compile(rf"^{_NAME} swaps hands with {_NAME}$"), "notice.hands_swapped", ("player", "other")),
+    "hands_shuffled": (re.compile(r"^every hand is gathered"), "notice.hands_shuffled", ()),
 }
 
 
@@ -135,6 +138,9 @@ def notice_say(notice: dict) -> Say:
         m = re.match(rf"^event \d+ corrected: {_CARD} laid by {_NAME}$", message)
         if m:
             return {"k": "notice.corrected_by", "a": {"card": m.group(1), "player": m.group(2)}}
+    if kind == "hands_passed":  # seven_zero's 0, which way
+        return {"k": "notice.hands_passed_ccw" if "counterclockwise" in message else "notice.hands_passed",
+                "a": {"player": player}}
     if kind == "catch_void":
         if player is None:
             return {"k": "notice.catch_nobody", "a": {}}

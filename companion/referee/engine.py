@@ -699,6 +699,7 @@ class Table:
         base, extra = divmod(total, len(seats))
         for k, i in enumerate(seats):
             self._cards[i] = base + (1 if k < extra else 0)
+        self._note("hands_shuffled", t, "every hand is gathered and dealt out again")
         self._advance(t)
 
     def _play_swap_hands(self, t: int, card: str) -> None:
@@ -707,6 +708,7 @@ class Table:
         self._swap_target = None
         assert o is not None
         self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
+        self._note("hands_swapped", t, f"{self._names[t]} swaps hands with {self._names[o]}")
         self._advance(t)
 
     def _play_seven(self, actor: int, card: str) -> None:
@@ -721,6 +723,8 @@ class Table:
         m = len(seats)
         for j in range(m):
             self._cards[seats[(j + self._dir) % m]] = old[j]
+        way = "clockwise" if self._dir == 1 else "counterclockwise"
+        self._note("hands_passed", actor, f"every hand passes one seat on ({way})")
         self._advance(actor)
 
     def _owe_until(self, who: int, colour: str, then: int) -> None:
@@ -1149,6 +1153,8 @@ class Table:
         if legal:
             for c in names:
                 self._land(actor, c)
+        if jump:  # play goes on from the jumper: the player skipped over must hear why
+            self._note("jumped_in", actor, f"{self._names[actor]} jumped in with {card}")
         if stand:  # the illegal card counts as played, effects included
             self._stand(d, pending, victim, before_top)
         if accept:
@@ -1385,6 +1391,7 @@ class Table:
         if self._await == "seven":
             self._await = None
             self._cards[t], self._cards[p] = self._cards[p], self._cards[t]
+            self._note("hands_swapped", t, f"{self._names[t]} swaps hands with {self._names[p]}")
             self._advance(t)
             return
         self._swap_target = p

@@ -557,33 +557,38 @@ def test_engine_no_stacking_by_default():
 def test_engine_jump_in(rules, jump, ok):
     table = play(["flip red_5", jump], rules)
     if ok:
-        assert table.state["turn"] == "Ann" and cards(table)["Dee"] == 6 and not kinds(table)
+        assert table.state["turn"] == "Ann" and cards(table)["Dee"] == 6
+        # Bob, skipped over, hears why: play goes on from Dee
+        assert kinds(table) == [("jumped_in", "Dee")]
+        assert table.state["notices"][0]["message"] == "Dee jumped in with red_5"
     else:
         assert kinds(table) == [("rejected", "Dee")] and table.state["turn"] == "Bob"
 
 
 def test_engine_jump_in_closes_uno_windows():
     table = small(["flip red_5", "play red_1", "jump Ann red_1"], {"jump_in": True})
-    assert kinds(table) == [("uno_penalty", "Bob")] and table.state["turn"] == "Bob"
+    assert kinds(table) == [("jumped_in", "Ann"), ("uno_penalty", "Bob")] and table.state["turn"] == "Bob"
 
 
 def test_engine_seven_swaps_with_the_chosen_player():
     table = play(["flip red_5", "draw 2", "play red_7", "target Dee"], {"seven_zero": True})
     assert cards(table) == {"Ann": 7, "Bob": 7, "Cid": 7, "Dee": 8}
     assert table.state["turn"] == "Cid"
+    assert [n["message"] for n in table.state["notices"]] == ["Bob swaps hands with Dee"]
 
 
 def test_engine_zero_passes_hands_in_the_direction_of_play():
     table = play(["flip red_5", "draw 2", "play red_0"], {"seven_zero": True})
     # Bob 8 after playing; hands move one seat clockwise: Cid gets Bob's 8
     assert cards(table) == {"Ann": 7, "Bob": 7, "Cid": 8, "Dee": 7}
+    assert [n["message"] for n in table.state["notices"]] == ["every hand passes one seat on (clockwise)"]
 
 
 def test_engine_seven_down_to_one_needs_no_call():
     table = small(["flip red_5", "play red_7", "target Dee", "draw", "pass", "play red_1"],
                   {"seven_zero": True})
     # Dee went down to one card through Bob's seven: no call needed, no penalty
-    assert kinds(table) == [("hand_won", "Dee")] and cards(table)["Bob"] == 2
+    assert kinds(table) == [("hands_swapped", "Bob"), ("hand_won", "Dee")] and cards(table)["Bob"] == 2
 
 
 # -------------------------------------------------------------------- rejections

@@ -127,7 +127,8 @@ def _notices_of_every_kind() -> list[dict]:
     """Engine notices of every kind a table meets: simulated games with mistakes and house
     rules, and a few hand-made moments the simulator does not make."""
     notices: list[dict] = []
-    for rules in (None, {"stacking": True, "deflect": True, "elimination": 12, "double_score": True}):
+    for rules in (None, {"stacking": True, "deflect": True, "elimination": 12, "double_score": True},
+                  {"deck": "modern", "jump_in": True, "seven_zero": True}):
         table = Table()
         for event in simulate_games(4, 25, 7, rules=rules):
             table.push(event)
@@ -174,11 +175,13 @@ def test_every_notice_kind_has_words_in_both_languages():
             assert "{" not in text and "_" not in text, (lang, text)
     for kind in ("illegal_play", "uno_called", "uno_penalty", "catch_void", "challenge_upheld", "challenge_failed",
                  "penalty_draw", "hand_won", "game_won", "count_mismatch", "reshuffle", "reading", "deflect",
-                 "eliminated", "card_returned", "corrected", "reflect", "illegal_stands", "undone"):
+                 "eliminated", "card_returned", "corrected", "reflect", "illegal_stands", "undone",
+                 "jumped_in", "hands_swapped", "hands_passed", "hands_shuffled"):
         assert kind in kinds, kind
     assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double", "notice.reflect", "notice.hit_d5",
             "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until", "notice.undone_play",
-            "notice.undone_draw", "notice.undone_flip", "notice.undone"} <= set().union(*kinds.values())
+            "notice.undone_draw", "notice.undone_flip", "notice.undone", "notice.hands_passed",
+            "notice.hands_passed_ccw"} <= set().union(*kinds.values())
 
 
 @pytest.mark.parametrize("event,key", [
