@@ -514,3 +514,25 @@ def test_standings_and_tv_rank_as_the_game_places(browser, tmp_path):
                       {"type": "deal", "dealer": "Dee"}):
             referee.submit(event, source="host")
         expect(tv.locator("#teamtotals tr")).to_have_count(2)
+
+
+def test_tv_strikes_a_win_taken_back_and_shows_no_counts_between_hands(server, browser):
+    url, referee = server
+    for ctx in list(browser.contexts):  # the pages earlier tests left open hold the browser's 6 connections
+        ctx.close()
+    for event in ({"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"hand_size": 1, "target": 50}},
+                  {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_1"}, {"type": "points", "player": "Bob", "points": 40},
+                  {"type": "points", "player": "Cid", "points": 30}):
+        referee.submit(event, source="host")
+    assert referee.state["game_winner"] == "Ann"
+    tv = _page(browser, url, "/tv", size=TV)
+    expect(tv.locator("#notices li.k-game_won")).not_to_have_class(re.compile(r"\bvoid\b"))
+    referee.submit({"type": "score_fix", "hand": 1, "player": "Ann", "points": 10}, source="host")
+    assert referee.state["game_winner"] is None and referee.state["waiting_for"] == "deal"
+    # the win the correction took back is struck through, not gold; the last hand's counts are gone
+    expect(tv.locator("#notices li.k-game_won")).to_have_class(re.compile(r"\bvoid\b"))
+    expect(tv.locator("#players li")).to_have_count(3)
+    expect(tv.locator("#players li span")).to_have_count(0)
+    referee.submit({"type": "deal"}, source="host")
+    expect(tv.locator("#players li span")).to_have_count(3)

@@ -217,7 +217,15 @@ function renderCommon() {
   if ($("turn")) $("turn").textContent = phaseText();
   if ($("pending")) $("pending").textContent = S.pending_draw ? t("tbl.pending", { n: S.pending_draw }) : "";
   // the feed: what the table needs to hear (a catch that hit nobody is the catcher's alone)
-  if ($("notices")) { const ol = $("notices"); ol.innerHTML = ""; (S.notices || []).filter(n => !(n.kind === "catch_void" && !n.player)).slice(-8).reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-" + n.kind))); }
+  const ol = $("notices");
+  if (ol) {
+    ol.innerHTML = "";
+    const shown = (S.notices || []).filter(n => !(n.kind === "catch_void" && !n.player));
+    // a game's win that a score correction later took back ("the game goes on"): struck through
+    const taken = (i) => shown.slice(i + 1).some(m => m.say && m.say.k === "notice.score_fixed_on");
+    shown.map((n, i) => el("li", said(n.say) || n.message, "k-" + n.kind + (n.kind === "game_won" && taken(i) ? " void" : "")))
+      .slice(-8).reverse().forEach(li => ol.appendChild(li));
+  }
 }
 
 // the team a player sits in (`teams` option), or undefined
@@ -225,12 +233,14 @@ const teamOf = (name) => (S.teams || []).find(tm => tm.players.includes(name));
 
 function renderPlayers() {
   const ul = $("players"); if (!ul) return; ul.innerHTML = "";
+  // between hands the counts are the last hand's: none until the deal (as on the seat page)
+  const counting = !["deal", "game", "game_over"].includes(S.waiting_for);
   (S.players || []).forEach(p => {
     const li = el("li", undefined, p.name === S.turn ? "turn" : "");
     const team = teamOf(p.name);
     li.appendChild(el("b", team ? t("tbl.team", { player: p.name, team: team.name }) : p.name));
     const out = (S.out || []).includes(p.name);
-    li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
+    if (counting) li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
     li.appendChild(el("small", t("tbl.points", { n: p.score }))); ul.appendChild(li);
   });
   // who is on one card, and who won the hand, only while it matters: not into the next hand
