@@ -536,3 +536,8 @@ def test_tv_strikes_a_win_taken_back_and_shows_no_counts_between_hands(server, b
     expect(tv.locator("#players li span")).to_have_count(0)
     referee.submit({"type": "deal"}, source="host")
     expect(tv.locator("#players li span")).to_have_count(3)
+    expect(tv.locator("#target")).to_have_text(t("st.target", "en", {"n": 50}))
+    # a lowest-wins game says so: "points" are read the other way at most tables
+    referee.submit({"type": "game", "players": ["Ann", "Bob"], "rules": {"scoring": "lowest_wins", "target": 100}},
+                   source="host")
+    expect(tv.locator("#target")).to_have_text("ends when someone reaches 100 points · lowest total wins")

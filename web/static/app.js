@@ -449,7 +449,10 @@ function renderTotals() {
   // a row: name, total, hands won (a player's or a team's)
   const row = (who, cls) => { const tr = el("tr", undefined, cls), name = el("td", who.name); name.dir = "auto"; tr.appendChild(name); tr.appendChild(el("td", String(who.score), "num")); tr.appendChild(el("td", String(who.hands_won), "num")); return tr; };
   ranked(S.players || [], p => [p.name]).forEach(p => tb.appendChild(row(p, p.name === S.turn ? "turn" : "")));
-  if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t("st.target", { n: S.rules.target })) : "";
+  // lowest wins (each player's own points count against them): said, as most players read "points" the other way
+  const low = S.rules && S.rules.scoring === "lowest_wins";
+  if ($("target")) $("target").textContent = S.rules ? (S.rules.hands ? t("st.hands", { n: S.rules.hands }) : t(low ? "st.target_lowest" : "st.target", { n: S.rules.target }))
+    + (low ? " · " + t("st.lowest_wins") : "") : "";
   // a team game: the teams' totals above the players' (the standings and the TV)
   const teams = S.teams || [], tt = $("teamtotals");
   if (!tt) return;
