@@ -693,7 +693,7 @@ def host_log() -> Any:
         if isinstance(line, str):
             try:
                 line = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 line = {"type": "?"}
         if isinstance(line, dict) and line.get("type") == "reveal":
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}

@@ -28,7 +28,7 @@ def _from_reveal(events: list | None, index: object) -> bool:
     if isinstance(line, str):
         try:
             line = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
     return isinstance(line, dict) and line.get("type") == "reveal"
 PUBLIC_KEYS = (

@@ -33,7 +33,7 @@ def _cut_off(line: str) -> bool:
         return False
     try:
         json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return True
     return False
 

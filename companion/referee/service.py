@@ -252,7 +252,7 @@ class Referee:
             # as it came and the engine rejects it with its reason.
             try:
                 parsed = json.loads(event)
-            except ValueError:
+            except (ValueError, RecursionError):
                 parsed = None
             if isinstance(parsed, dict):
                 event = parsed

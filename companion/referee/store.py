@@ -107,7 +107,7 @@ def decode_line(text: str) -> Line:
     """A stored line back: the dict if it is a JSON object, else the raw text for the engine."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # (a line nested a thousand deep: stored as text, refused)
         return text
     return value if isinstance(value, dict) else text
 

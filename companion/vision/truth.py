@@ -41,8 +41,9 @@ def read_truth(path: str | Path) -> list[dict]:
         if raw.strip():
             try:
                 lines.append(json.loads(raw))
-            except json.JSONDecodeError as exc:
-                raise InputFileError(f"truth file {str(path)!r} line {k}: not JSON ({exc.msg})") from None
+            except (ValueError, RecursionError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
+                raise InputFileError(f"truth file {str(path)!r} line {k}: not JSON ({why})") from None
     return lines
 
 

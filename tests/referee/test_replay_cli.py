@@ -174,6 +174,21 @@ def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
     assert rows[3]["line"] == "garbage" and rows[4]["line"] == ""
 
 
+def test_a_line_nested_too_deep_is_kept_as_refused_text_and_the_store_still_reads(tmp_path: Path, capsys) -> None:
+    # json.loads raises RecursionError, not ValueError, on it: the import stored the game, then
+    # every later read of the store (export, run) failed with a traceback
+    db = tmp_path / "table.db"
+    deep = "[" * 1000 + "]" * 1000
+    log = _write(tmp_path / "log.jsonl", OPENING + [deep, '{"type": "play", "card": "red_7"}'])
+    assert main(["import", "--db", str(db), str(log)]) == 0
+    assert main(["export", "--db", str(db), "--list"]) == 0
+    assert main(["export", "--db", str(db), "-"]) == 0
+    assert deep in capsys.readouterr().out
+    with EventStore(db) as store:
+        rows = store.rows(store.last_unfinished())
+    assert rows[3]["line"] == deep and not rows[3]["accepted"] and rows[4]["accepted"]
+
+
 def test_import_of_a_finished_log_leaves_the_game_in_progress_to_resume(tmp_path: Path, capsys) -> None:
     # last week's finished game imported for the record: the next start resumed nothing
     db = tmp_path / "table.db"
