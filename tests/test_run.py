@@ -913,12 +913,15 @@ def test_run_plays_the_bundled_demo_and_stops(tmp_path: Any) -> None:
 def test_run_demo_can_name_cards_from_the_videos_log(tmp_path: Any) -> None:
     from companion.referee.store import EventStore
 
-    demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "5", "--log-names")
+    # other players given: the recorded game keeps its own (with them every card was refused)
+    demo = RunProcess(tmp_path, "--camera", "demo", "--bench", "5", "--log-names", "--players", "Ann,Bob")
     assert demo.proc.wait(timeout=120) == 0
     demo.wait_for("named from the video's true log")
+    demo.wait_for("demo: the recorded table's players are")
     with EventStore(tmp_path / "demo.db") as store:
         events = store.events(store.latest_game())
     assert {"type": "flip", "card": "yellow_1"} in events
+    assert events[0]["players"] != ["Ann", "Bob"]
 
 
 @pytest.mark.slow

@@ -459,7 +459,12 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         from companion.tablebot import DEMO_PLAYERS, TableBot
 
         truth_game = next((e for e in truth if e.get("type") == "game"), {})
-        players = config.players or truth_game.get("players") or list(DEMO_PLAYERS)
+        # the recorded game names its players (its dealer, whose hand is shown): other names
+        # would have every recorded card refused
+        players = truth_game.get("players") or list(DEMO_PLAYERS)
+        if config.players and config.players != players:
+            say(f"demo: the recorded table's players are {', '.join(players)}; --players (and the "
+                f"configuration's players) are for a real table: a camera, or --camera none")
         bot = TableBot(referee, players, truth=truth, rules=config.rules or truth_game.get("rules"))
     else:
         fresh = start_table(referee, config, say)
