@@ -5,6 +5,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from companion.commands import add_store_arguments, store_path
 from companion.errors import CompanionError, InputFileError, UsageError
@@ -38,6 +39,23 @@ def _cut_off(line: str) -> bool:
     return False
 
 
+def _games(lines: list, table: Any) -> list[list]:
+    """The log cut at each `game` line the referee accepted (after the first): one list of lines
+    per game, as the table would have stored them (a `game` event starts a new stored game)."""
+    refused = {n["event"] for n in table.state["notices"] if n["kind"] == "rejected"}
+    starts = [i for i, line in enumerate(lines) if i not in refused and _type(line) == "game"]
+    cuts = [0] + starts[1:] + [len(lines)]
+    return [lines[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _type(line: str) -> object:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value.get("type") if isinstance(value, dict) else None
+
+
 def main(args: argparse.Namespace) -> int:
     path = store_path(args)
     lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
@@ -53,19 +71,30 @@ def main(args: argparse.Namespace) -> int:
                     and _DAMAGED.match(n["message"])), None)
     if damaged is not None:
         raise CompanionError(f"{args.log} line {damaged['event'] + 1}: {damaged['message']}: nothing imported")
+    games = _games(lines, table)  # a simulated evening: several games in one log
+    over = [replay(game).state["waiting_for"] == "game_over" for game in games]
+    if not all(over[:-1]):
+        # stored, a game left for a new one would be the game a table takes up (an imported
+        # finished game never is): the live table's export gives one game per log
+        k = over.index(False)
+        raise UsageError(f"{args.log} line {sum(map(len, games[:k + 1])) + 1} starts a new game before game "
+                         f"{k + 1} of the log is over: import each game as a log of its own; nothing imported")
     with EventStore(path) as store:
         in_progress = store.last_unfinished()
-        if in_progress is not None and table.state["waiting_for"] != "game_over":
+        if in_progress is not None and not over[-1]:
             # resumed by `run` from then on, this log would leave the table's own game behind
             raise UsageError(f"{path} has a game in progress ({in_progress}); an unfinished log imported "
                              f"now would take its place when the companion starts: finish that game "
                              f"first, or import into another store (--db)")
-        game_id = store.import_lines(lines, league_id=args.league)  # the lines checked above, not read again
-        rows = store.rows(game_id)
-        finished = store.last_unfinished() != game_id
-    rejected = sum(not row["accepted"] and row["line"] != "" for row in rows)
-    status = "finished" if finished else "unfinished: `uno-companion run` resumes it"
+        ids = store.import_games(games, league_id=args.league)  # the lines checked above, not read again
+        rows = [store.rows(game_id) for game_id in ids]
     joined = f", in league {args.league}" if args.league else ""
-    print(f"imported {args.log} as game {game_id} into {path}{joined}: "
-          f"{len(rows)} events ({rejected} rejected), {status}")
+    if len(ids) > 1:
+        print(f"imported {args.log} as {len(ids)} games into {path}{joined} (it starts a new game "
+              f"{len(ids) - 1} time{'s' if len(ids) > 2 else ''}):")
+    for game_id, got, done in zip(ids, rows, over):
+        rejected = sum(not row["accepted"] and row["line"] != "" for row in got)
+        status = "finished" if done else "unfinished: `uno-companion run` resumes it"
+        head = f"imported {args.log} as game {game_id} into {path}{joined}: " if len(ids) == 1 else f"  game {game_id}: "
+        print(f"{head}{len(got)} event{'' if len(got) == 1 else 's'} ({rejected} rejected), {status}")
     return 0

@@ -542,38 +542,48 @@ class EventStore:
     def import_lines(self, lines: list, *, game_id: str | None = None, league_id: str | None = None) -> str:
         """`import_jsonl` for a log already read (`read_jsonl`'s lines); return the game's id.
         With `league_id`, the game joins that league in the same transaction."""
+        return self.import_games([lines], game_ids=None if game_id is None else [game_id], league_id=league_id)[0]
+
+    def import_games(self, games: list[list], *, game_ids: list[str] | None = None,
+                     league_id: str | None = None) -> list[str]:
+        """Several games' logs (a log that starts a new game part way, split there) stored in
+        one transaction, in order: all of them or none. Returns their ids."""
         from companion.referee.engine import Table  # the engine is pure; imported only when needed
 
-        table = Table()
-        flags: list[bool] = []
-        for index, line in enumerate(lines):
-            notices = table.push(line)
-            # A blank line counts in event indices but is no event: stored as not accepted.
-            flags.append(bool(line.strip()) and not any(
-                n.get("kind") == "rejected" and n.get("event") == index for n in notices
-            ))
-        finished = table.state.get("waiting_for") == "game_over"
-        game_id = game_id or new_game_id()
-        if self.has_game(game_id):
-            raise StoreError(f"a game {game_id!r} is already in {self.path}")
+        ids = list(game_ids) if game_ids is not None else [new_game_id() for _ in games]
+        while game_ids is None and len(set(ids)) < len(ids):  # one second, the same 4 hex digits
+            ids = [new_game_id() for _ in games]
+        for game_id in ids:
+            if self.has_game(game_id):
+                raise StoreError(f"a game {game_id!r} is already in {self.path}")
         if league_id is not None and self.league(league_id) is None:
             raise StoreError(f"no league {league_id!r} in {self.path} (`uno-companion league list`)")
         now = time.time()
         with self._write("import the log"):
-            self._db.execute(
-                "INSERT INTO games (id, created, finished) VALUES (?, ?, ?)",
-                (game_id, now, int(finished)),
-            )
-            self._db.executemany(
-                "INSERT INTO events (game_id, seq, time, accepted, source, line) "
-                "VALUES (?, ?, ?, ?, 'import', ?)",
-                [(game_id, i, now, int(ok), encode_line(line)) for i, (line, ok) in
-                 enumerate(zip(lines, flags))],
-            )
-            if league_id is not None:
-                self._db.execute("INSERT INTO league_games (league_id, game_id) VALUES (?, ?)",
-                                 (league_id, game_id))
-        return game_id
+            for game_id, lines in zip(ids, games):
+                table = Table()
+                flags: list[bool] = []
+                for index, line in enumerate(lines):
+                    notices = table.push(line)
+                    # A blank line counts in event indices but is no event: stored as not accepted.
+                    flags.append(bool(line.strip()) and not any(
+                        n.get("kind") == "rejected" and n.get("event") == index for n in notices
+                    ))
+                finished = table.state.get("waiting_for") == "game_over"
+                self._db.execute(
+                    "INSERT INTO games (id, created, finished) VALUES (?, ?, ?)",
+                    (game_id, now, int(finished)),
+                )
+                self._db.executemany(
+                    "INSERT INTO events (game_id, seq, time, accepted, source, line) "
+                    "VALUES (?, ?, ?, ?, 'import', ?)",
+                    [(game_id, i, now, int(ok), encode_line(line)) for i, (line, ok) in
+                     enumerate(zip(lines, flags))],
+                )
+                if league_id is not None:
+                    self._db.execute("INSERT INTO league_games (league_id, game_id) VALUES (?, ?)",
+                                     (league_id, game_id))
+        return ids
 
     # -- lifetime ------------------------------------------------------------------------
 

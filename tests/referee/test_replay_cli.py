@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -289,3 +290,32 @@ def test_export_takes_the_tables_game_not_an_undone_new_game_and_list_names_the_
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].startswith(playing) and rows[0].endswith("Ann, Bob")
     assert rows[1].endswith("no players (a new game taken back)")
+
+
+def test_a_log_of_several_games_is_imported_as_that_many_games(tmp_path: Path, capsys) -> None:
+    # a simulated evening (`simulate --hands 3` with one-hand games) was stored as one game:
+    # the league counted one of its three
+    db, log = tmp_path / "table.db", tmp_path / "three.jsonl"
+    assert main(["simulate", "--rules", '{"hands": 1}', "--hands", "3", "--seed", "4", "--out", str(log)]) == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert sum(json.loads(line)["type"] == "game" for line in lines) == 3
+    assert main(["league", "new", "Friday", "--db", str(db)]) == 0
+    league = re.search(r"\b(l\d{8}-\d{6}-[0-9a-f]+)\b", capsys.readouterr().out).group(1)
+    assert main(["import", "--db", str(db), str(log), "--league", league]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"imported {log} as 3 games into {db}, in league {league}") and out.count("finished") == 3
+    with EventStore(db) as store:
+        games = store.games()
+        assert [replay(store.events(g["id"])).state["waiting_for"] for g in games] == ["game_over"] * 3
+        assert sum(g["events"] for g in games) == len(lines)
+    assert main(["league", "show", league, "--db", str(db), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["games"]) == 3
+
+
+def test_a_log_that_leaves_a_game_for_a_new_one_is_refused(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "table.db"
+    log = _write(tmp_path / "two.jsonl", OPENING + ['{"type": "play", "card": "red_7"}'] + OPENING)
+    assert main(["import", "--db", str(db), str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "line 5 starts a new game before game 1 of the log is over" in err and err.count("\n") == 1
+    assert not db.exists() or EventStore(db).games() == []
