@@ -34,3 +34,14 @@ def store_path(args: argparse.Namespace) -> Path:
     from companion.config import load_config
 
     return load_config(args.config).db_path
+
+
+def stored_at(path: Path) -> Path:
+    """`path` if it holds an event store, else a one-line StoreError: a command that only reads
+    must not make a store of a missing or empty file (SQLite takes an empty file as a new one)."""
+    from companion.referee.store import StoreError
+
+    if not path.is_file() or path.stat().st_size == 0:
+        what = "an empty file" if path.is_file() else "no event store"
+        raise StoreError(f"{what} at {path}, not an event store (use --db PATH or set UNO_COMPANION_DB)")
+    return path

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.commands import add_store_arguments, store_path
+from companion.commands import add_store_arguments, store_path, stored_at
 from companion.errors import UsageError
 from companion.referee.store import EventStore, StoreError
 
@@ -30,10 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def open_store(args: argparse.Namespace) -> EventStore:
     """The store a command names with --db, else the default; a missing file is an error
     (export and list must not create an empty database by mistake)."""
-    path = store_path(args)
-    if not path.is_file():
-        raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
-    return EventStore(path)
+    return EventStore(stored_at(store_path(args)))
 
 
 def _print_lines(lines: list[str]) -> None:

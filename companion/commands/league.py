@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from companion.commands import add_store_arguments, store_path
+from companion.commands import add_store_arguments, store_path, stored_at
 from companion.errors import UsageError
 from companion.referee.store import EventStore, StoreError
 
@@ -54,8 +54,8 @@ def main(args: argparse.Namespace) -> int:
     from companion.referee.league import VICTORY_POINTS, league_standings, parse_victory_points
 
     path = store_path(args)
-    if args.action != "new" and not path.is_file():
-        raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")
+    if args.action != "new":
+        stored_at(path)
     with EventStore(path) as store:
         if args.action == "new":
             if not args.name or not args.name.strip():

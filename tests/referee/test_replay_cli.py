@@ -230,6 +230,9 @@ def test_import_of_a_damaged_log_imports_nothing(tmp_path: Path, capsys, tail, c
     "argv, message",
     [
         (["export", "--db", "{d}/none.db", "{d}/o.jsonl"], "no event store at"),
+        # an empty file is no store either, and stays empty: SQLite would make one of it
+        (["export", "--db", "{d}/empty.jsonl", "--list"], "an empty file at"),
+        (["league", "show", "--db", "{d}/empty.jsonl"], "an empty file at"),
         (["export", "--db", "{d}/t.db", "--game", "nope", "{d}/o.jsonl"], "no game 'nope'"),
         (["import", "--db", "{d}/t.db", "{d}/missing.jsonl"], "no such file"),
         (["export", "--db", "{d}/t.db"], "name the file to write"),
@@ -247,6 +250,7 @@ def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], me
     with EventStore(tmp_path / "t.db") as store:
         games_before = len(store.games())
     code = main([a.format(d=tmp_path) for a in argv])
+    assert (tmp_path / "empty.jsonl").stat().st_size == 0
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.jsonl").exists()
