@@ -347,34 +347,45 @@ def iter_lines(text: str) -> Iterator[str]:
             yield line
 
 
+def bind_page(host: str, port: int) -> Any:
+    """The phone page's listening socket. `run` binds it before it opens the store, so a port
+    in use or an address not of this machine is a one-line error (exit 2) that leaves nothing
+    written behind."""
+    import errno
+    import socket
+
+    from companion.errors import CompanionError
+    from web.server import bind
+
+    try:
+        return bind(host, port)
+    except OSError as exc:
+        if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:  # the address, not the port
+            error = CompanionError(f"cannot serve the phone page on {host}: {exc.strerror or exc} "
+                                   "(--host takes an address of this machine, or 0.0.0.0 for all)")
+        else:
+            error = CompanionError(f"cannot serve the phone page on port {port}: {exc.strerror or exc} "
+                                   "(another companion running? choose another with --port)")
+        error.exit_code = 2
+        raise error from None
+
+
 class WebServer:
     """The phone page (web.server: live streams on an event loop, Flask on a few threads), in
     its own thread; binding happens in start() so a port in use is a one-line error before
     anything else runs."""
 
-    def __init__(self, app: Any, host: str, port: int, threads: int = 8) -> None:
+    def __init__(self, app: Any, host: str, port: int, threads: int = 8, sock: Any = None) -> None:
         self.app, self.host, self.port, self.threads = app, host, port, threads
+        self.sock = sock  # bound already by `bind_page`, or bound in start()
         self.server: Any = None
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
-        from companion.errors import CompanionError
         from web.server import Server
 
-        try:
-            self.server = Server(self.app, self.host, self.port, workers=self.threads)
-        except OSError as exc:
-            import errno
-            import socket
-
-            if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:  # the address, not the port
-                error = CompanionError(f"cannot serve the phone page on {self.host}: {exc.strerror or exc} "
-                                       "(--host takes an address of this machine, or 0.0.0.0 for all)")
-            else:
-                error = CompanionError(f"cannot serve the phone page on port {self.port}: {exc.strerror or exc} "
-                                       "(another companion running? choose another with --port)")
-            error.exit_code = 2
-            raise error from None
+        sock = self.sock if self.sock is not None else bind_page(self.host, self.port)
+        self.server = Server(self.app, self.host, self.port, workers=self.threads, sock=sock)
         self.port = self.server.port
         self.server.start()
         self.thread = self.server.thread

@@ -2,6 +2,7 @@
 through the phone page's API, and the crash-restart test with a real subprocess."""
 from __future__ import annotations
 
+import socket
 import threading
 from types import SimpleNamespace
 from typing import Any
@@ -545,6 +546,37 @@ def _empty_config(tmp_path: Any) -> Any:
     path = tmp_path / "config.toml"
     path.write_text("")
     return path
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--host", "999.1.1.1"], "cannot serve the phone page on 999.1.1.1"),
+    (["--port", "{busy}"], "cannot serve the phone page on port {busy}"),
+    (["--db", "/dev/null"], "/dev/null is not a file"),
+    (["--db", "{d}/folder"], "folder is not a file"),
+    (["--db", "/proc/nope/g.db"], "cannot make the store's folder /proc/nope"),
+])
+def test_run_refused_by_its_page_or_its_store_writes_nothing(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+                                                           extra: list[str], said: str) -> None:
+    # a bad --host left a store, its access file, a secret key and a new game behind; /dev/null
+    # (read-only mode) left four files in /dev
+    from companion.cli import main as cli
+
+    (tmp_path / "folder").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        with socket.socket() as spare:
+            spare.bind(("127.0.0.1", 0))
+            free = str(spare.getsockname()[1])
+        argv = ["run", "--camera", "none", "--no-gpio", "--players", "Ann,Bob", "--host", "127.0.0.1",
+                "--port", free, "--db", str(tmp_path / "g.db"), "--config", str(_empty_config(tmp_path))]
+        argv += [a.format(busy=port, d=tmp_path) for a in extra]
+        assert cli(argv) == 2
+    err = capsys.readouterr().err
+    assert said.format(busy=port, d=tmp_path) in err and err.count("\n") == 1
+    assert sorted(tmp_path.rglob("*")) == sorted(before + [tmp_path / "config.toml"])
 
 
 def _table_started(tmp_path: Any) -> tuple[Any, Any, list[str], Any]:

@@ -269,10 +269,11 @@ def bind(host: str, port: int) -> socket.socket:
 class Server:
     """uvicorn on a socket we bound, in a thread of its own: start(), port, stop()."""
 
-    def __init__(self, app: Any, host: str = "0.0.0.0", port: int = 8000, **options: Any) -> None:
+    def __init__(self, app: Any, host: str = "0.0.0.0", port: int = 8000, *,
+                 sock: socket.socket | None = None, **options: Any) -> None:
         self.asgi = TableServer(app, **options)
         self.host = host
-        self.sock = bind(host, port)
+        self.sock = sock if sock is not None else bind(host, port)  # `sock`: bound earlier by the caller
         self.port = int(self.sock.getsockname()[1])
         self._server: Any = None
         self.thread: threading.Thread | None = None

@@ -426,6 +426,32 @@ def _demo_press(say: Callable[[str], None]) -> Callable[[dict], None]:
 
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
+    from companion.referee.store import StoreError
+
+    # Whatever can refuse the table is checked before anything is written: the phone page's
+    # address and port (bound now, served later), then the store's place.
+    try:
+        from companion.runner import bind_page
+
+        page = bind_page(config.host, config.port)
+    except ImportError:
+        page = None  # no phone page in this build: said when the page would start
+    try:
+        db = config.db_path
+        if db.exists() and not db.is_file():
+            raise StoreError(f"{db} is not a file: --db names the event store's file (it is made if missing)")
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot make the store's folder {db.parent}: {exc.strerror or exc}") from None
+        return _run(config, kind, spec, truth, args, say, page)
+    finally:
+        if page is not None:
+            page.close()  # the server's own, once it has served (closing twice is nothing)
+
+
+def _run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
+         say: Callable[[str], None], page: Any) -> int:
     from companion.referee.service import Referee
     from companion.runner import Companion, EventPump, WebServer
     from companion.referee.store import EventStore, StoreError
@@ -433,7 +459,6 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     from companion.backup import Backups, StoreLock, list_backups
 
     db = config.db_path
-    db.parent.mkdir(parents=True, exist_ok=True)
     lock = StoreLock(db)
     missing = not db.exists()
     if not lock.acquire(create=True):
@@ -495,7 +520,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         app = make_app(referee, config, host_pin, vision, mode)
         if fresh:  # a new game frees the seats of names not in it, as when the host starts one on the page
             app.extensions["uno"].seats_reset()
-        web = WebServer(app, config.host, config.port)
+        web = WebServer(app, config.host, config.port, sock=page)
     except ImportError as exc:
         say(f"phone page: not available in this build ({exc})")
     companion = Companion(referee, web=web, vision=vision, bot=bot, hardware=hardware,
