@@ -88,3 +88,18 @@ def test_an_interrupted_make_video_leaves_no_half_written_file(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     assert main(["make-video", "--plays", "2", "v.mp4"]) == 130
     assert list(tmp_path.iterdir()) == []
+
+
+# A user's mistake found by the new-user probe: one line naming it, exit 2, nothing written.
+@pytest.mark.parametrize("argv, says", [
+    (["simulate", "--rules", '{"hand_size": 30}', "--players", "10", "--out", "s.jsonl"],
+     "uno-companion simulate: 10 hands of 30 do not fit in a 108-card deck\n"),  # was a traceback, exit 1
+    (["simulate", "--rules", '{"deck": "classic"}', "--deck", "flip", "--out", "s.jsonl"],
+     "uno-companion simulate: --deck flip and the rules' \"deck\": \"classic\" name different decks: give one\n"),
+])
+def test_a_mistake_is_one_line_exit_2_and_writes_nothing(argv, says, capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert main(argv) == 2
+    assert capsys.readouterr().err == says
+    assert list(tmp_path.iterdir()) == []
