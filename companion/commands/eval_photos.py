@@ -68,7 +68,7 @@ def _progress(label: str, reads_per_photo: int, shifts: bool):
 
 def main(args: argparse.Namespace) -> int:
     from companion.vision.detector import YoloDetector
-    from companion.commands.recognize import read_pictures
+    from companion.commands.recognize import check_conf, check_reader, read_pictures
     from companion.vision.calibration import CalibrationError
     from companion.synth.evaluation import (calibrate_shifts, evaluate_shifts, folder_name, format_report,
                                             format_shifts, photo_set, shift_names, shifts_to_dict, write_miss_sheets)
@@ -81,6 +81,8 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("name a photo folder (DIR), or --rendered DECK")
     if args.per_card < 1:
         raise UsageError("--per-card must be at least 1")
+    check_conf(args.conf)  # as recognize: --conf 5 read every photo as "no card found"
+    check_reader(args)
     if args.calibrate and args.rendered:
         raise UsageError("--calibrate goes with photo folders, not --rendered")
     if args.errors is not None:  # said before the minutes of reading, and nothing made yet
