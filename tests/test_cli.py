@@ -103,3 +103,22 @@ def test_a_mistake_is_one_line_exit_2_and_writes_nothing(argv, says, capsys, tmp
     assert main(argv) == 2
     assert capsys.readouterr().err == says
     assert list(tmp_path.iterdir()) == []
+
+
+# Options that do not go together (README: exit 2), silently accepted before: one was ignored.
+@pytest.mark.parametrize("argv, says", [
+    (["make-video", "v.mp4", "--log", "hand.jsonl", "--plays", "5"],
+     "--plays and --log cannot go together: give one (--hands and --log say what is played)"),
+    (["make-video", "v.mp4", "--hands", "1", "--plays", "5"],
+     "--plays and --hands cannot go together: give one (--hands and --log say what is played)"),
+    (["export", "--list", "--league"], "--list cannot go with --league: it only lists the stored games"),
+    (["export", "out.csv", "--game", "g1", "--league"],
+     "--game and --league cannot go together: export a game (JSON Lines) or a league's standings (CSV)"),
+])
+def test_options_that_do_not_go_together_are_one_line_exit_2(argv, says, capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UNO_COMPANION_DB", str(tmp_path / "games.db"))
+    (tmp_path / "hand.jsonl").write_text(EXAMPLE.read_text())
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"uno-companion {argv[0]}: {says}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jsonl"]

@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("new", "list", "show", "add", "close"))
     parser.add_argument("name", nargs="?", default=None,
                         help="new: the league's name; show/close: its id; add: the game id")
-    parser.add_argument("--league", default="newest", metavar="ID", help="add: which league")
+    # default None, not "newest": a --league the user gave is told apart (show and close take it too)
+    parser.add_argument("--league", default=None, metavar="ID",
+                        help="add: which league (default: the newest); show/close: the same as ID")
     parser.add_argument("--victory-points", default=None, metavar="LIST",
                         help="new: points per placing, 1st first (default 12,6,2,0), or "
                              "one_winner / two_winners")
@@ -53,6 +55,14 @@ def pick_league(store: EventStore, which: str | None) -> str:
 def main(args: argparse.Namespace) -> int:
     from companion.referee.league import VICTORY_POINTS, league_standings, parse_victory_points
 
+    if args.league is not None:
+        if args.action in ("new", "list"):
+            raise UsageError(f"--league goes with add, show and close, not {args.action}")
+        if args.action in ("show", "close"):
+            # `league show --league ID` showed the newest league, not ID
+            if args.name is not None and args.name != args.league:
+                raise UsageError(f"{args.action} {args.name} and --league {args.league} name two leagues: give one")
+            args.name = args.league
     path = store_path(args)
     if args.action != "new" and not path.is_file():
         raise StoreError(f"no event store at {path} (use --db PATH or set UNO_COMPANION_DB)")

@@ -292,3 +292,18 @@ def test_cli_import_into_a_league_counts_the_game_and_an_unknown_league_imports_
     assert main(["import", str(log), "--db", str(db)]) == 0  # the same log again, no league: not counted
     with EventStore(db) as store:
         assert len(store.games()) == 2 and len(store.league_games(league)) == 1
+
+
+def test_cli_league_show_and_close_take_the_league_by_option_too(tmp_path, capsys):
+    # `league show --league ID` showed the newest league and ignored ID
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "September", "--db", str(db)]) == 0
+    assert main(["league", "new", "October", "--db", str(db)]) == 0
+    capsys.readouterr()
+    september = EventStore(db).leagues()[0]["id"]
+    assert main(["league", "show", "--league", september, "--db", str(db)]) == 0
+    assert capsys.readouterr().out.startswith(f"September ({september})")
+    assert main(["league", "show", "other", "--league", september, "--db", str(db)]) == 2
+    assert capsys.readouterr().err == f"uno-companion league: show other and --league {september} name two leagues: give one\n"
+    assert main(["league", "list", "--league", september, "--db", str(db)]) == 2
+    assert capsys.readouterr().err == "uno-companion league: --league goes with add, show and close, not list\n"
