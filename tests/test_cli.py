@@ -122,3 +122,31 @@ def test_options_that_do_not_go_together_are_one_line_exit_2(argv, says, capsys,
     assert main(argv) == 2
     assert capsys.readouterr().err == f"uno-companion {argv[0]}: {says}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jsonl"]
+
+
+def test_one_of_a_thing_is_said_in_the_singular(capsys, tmp_path, monkeypatch) -> None:
+    # the probe saw `1 card faces -> cards` and `there are 1`
+    from companion.backup import make_backup
+    from companion.referee.store import EventStore
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "red_5", "--out", "faces"]) == 0
+    assert capsys.readouterr().out == "1 card face -> faces\n"
+    (tmp_path / "one.jsonl").write_text("".join(EXAMPLE.read_text().splitlines(keepends=True)[:3]))  # game, deal, flip
+    assert main(["make-video", "v.mp4", "--log", "one.jsonl"]) == 0
+    assert "(1 card laid," in capsys.readouterr().out
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    assert main(["restore", "1", "--db", str(db)]) == 2
+    assert "no backup number 1: there are none (" in capsys.readouterr().err
+    make_backup(db)
+    assert main(["restore", "2", "--db", str(db)]) == 2
+    assert "no backup number 2: there is 1 (" in capsys.readouterr().err
+
+
+def test_league_victory_points_are_named_as_the_user_typed_them(capsys, tmp_path) -> None:
+    # said `victory_points must not rise`, the web API's key, to someone who typed --victory-points
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
+    assert capsys.readouterr().err == ("uno-companion league: victory points must not rise from one place "
+                                       "to the next: 1, 2, 3\n")

@@ -30,5 +30,5 @@ def main(args: argparse.Namespace) -> int:
     writable_folder(args.out, "--out")  # `/proc/x`: one line, not mkdir's traceback
     for name in names:
         cv2.imwrite(str(args.out / f"{name}-{args.design}.png"), render_card(name, args.design, args.height))
-    print(f"{len(names)} card faces -> {args.out}")
+    print(f"{len(names)} card face{'' if len(names) == 1 else 's'} -> {args.out}")
     return 0

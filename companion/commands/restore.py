@@ -46,7 +46,8 @@ def main(args: argparse.Namespace) -> int:
     choice = str(args.backup)
     if choice.isdigit():
         if not 1 <= int(choice) <= len(backups):
-            raise UsageError(f"no backup number {choice}: there are {len(backups)} (run `uno-companion restore` to list them)")
+            there = {0: "there are none", 1: "there is 1"}.get(len(backups), f"there are {len(backups)}")
+            raise UsageError(f"no backup number {choice}: {there} (run `uno-companion restore` to list them)")
         path = backups[int(choice) - 1]
     else:
         matches = [p for p in backups if p.name == choice or p.name == choice + ".db"]
