@@ -150,3 +150,17 @@ def test_league_victory_points_are_named_as_the_user_typed_them(capsys, tmp_path
     assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
     assert capsys.readouterr().err == ("uno-companion league: victory points must not rise from one place "
                                        "to the next: 1, 2, 3\n")
+
+
+def test_restore_hint_names_the_store_the_user_named(capsys, tmp_path, monkeypatch) -> None:
+    # the hint said `uno-companion restore N`, which restores the default store, not --db's
+    from companion.backup import make_backup
+    from companion.referee.store import EventStore
+
+    monkeypatch.chdir(tmp_path)
+    EventStore(tmp_path / "my games.db").close()
+    make_backup(tmp_path / "my games.db")
+    assert main(["restore", "--db", "my games.db"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("restore one with: uno-companion restore N --db 'my games.db'\n")
+    assert " 0 games, 0 events" in out
