@@ -164,3 +164,18 @@ def test_restore_hint_names_the_store_the_user_named(capsys, tmp_path, monkeypat
     out = capsys.readouterr().out
     assert out.endswith("restore one with: uno-companion restore N --db 'my games.db'\n")
     assert " 0 games, 0 events" in out
+
+
+def test_watch_fake_truth_refuses_a_table_log_that_is_no_videos_truth(capsys, tmp_path, monkeypatch) -> None:
+    # `watch VIDEO --fake-truth hand.jsonl` with simulate's output: "0 events from 995 frames", exit 0
+    monkeypatch.chdir(tmp_path)
+    log = "".join(EXAMPLE.read_text().splitlines(keepends=True)[:3])  # game, deal, flip: no times
+    (tmp_path / "hand.jsonl").write_text(log)
+    (tmp_path / "v.jsonl").write_text(log)
+    assert main(["make-video", "v.mp4", "--log", "v.jsonl"]) == 0
+    capsys.readouterr()
+    assert main(["watch", "v.mp4", "--fake-truth", "hand.jsonl"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == (
+        "uno-companion watch: --fake-truth hand.jsonl: not a video's truth (no `t` times and boxes on its card "
+        "lines): give the .jsonl that make-video wrote beside the video\n")
