@@ -88,3 +88,94 @@ def test_an_interrupted_make_video_leaves_no_half_written_file(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     assert main(["make-video", "--plays", "2", "v.mp4"]) == 130
     assert list(tmp_path.iterdir()) == []
+
+
+# A user's mistake found by the new-user probe: one line naming it, exit 2, nothing written.
+@pytest.mark.parametrize("argv, says", [
+    (["simulate", "--rules", '{"hand_size": 30}', "--players", "10", "--out", "s.jsonl"],
+     "uno-companion simulate: 10 hands of 30 do not fit in a 108-card deck\n"),  # was a traceback, exit 1
+    (["simulate", "--rules", '{"deck": "classic"}', "--deck", "flip", "--out", "s.jsonl"],
+     "uno-companion simulate: --deck flip and the rules' \"deck\": \"classic\" name different decks: give one\n"),
+])
+def test_a_mistake_is_one_line_exit_2_and_writes_nothing(argv, says, capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert main(argv) == 2
+    assert capsys.readouterr().err == says
+    assert list(tmp_path.iterdir()) == []
+
+
+# Options that do not go together (README: exit 2), silently accepted before: one was ignored.
+@pytest.mark.parametrize("argv, says", [
+    (["make-video", "v.mp4", "--log", "hand.jsonl", "--plays", "5"],
+     "--plays and --log cannot go together: give one (--hands and --log say what is played)"),
+    (["make-video", "v.mp4", "--hands", "1", "--plays", "5"],
+     "--plays and --hands cannot go together: give one (--hands and --log say what is played)"),
+    (["export", "--list", "--league"], "--list cannot go with --league: it only lists the stored games"),
+    (["export", "out.csv", "--game", "g1", "--league"],
+     "--game and --league cannot go together: export a game (JSON Lines) or a league's standings (CSV)"),
+])
+def test_options_that_do_not_go_together_are_one_line_exit_2(argv, says, capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UNO_COMPANION_DB", str(tmp_path / "games.db"))
+    (tmp_path / "hand.jsonl").write_text(EXAMPLE.read_text())
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"uno-companion {argv[0]}: {says}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jsonl"]
+
+
+def test_one_of_a_thing_is_said_in_the_singular(capsys, tmp_path, monkeypatch) -> None:
+    # the probe saw `1 card faces -> cards` and `there are 1`
+    from companion.backup import make_backup
+    from companion.referee.store import EventStore
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "red_5", "--out", "faces"]) == 0
+    assert capsys.readouterr().out == "1 card face -> faces\n"
+    (tmp_path / "one.jsonl").write_text("".join(EXAMPLE.read_text().splitlines(keepends=True)[:3]))  # game, deal, flip
+    assert main(["make-video", "v.mp4", "--log", "one.jsonl"]) == 0
+    assert "(1 card laid," in capsys.readouterr().out
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    assert main(["restore", "1", "--db", str(db)]) == 2
+    assert "no backup number 1: there are none (" in capsys.readouterr().err
+    make_backup(db)
+    assert main(["restore", "2", "--db", str(db)]) == 2
+    assert "no backup number 2: there is 1 (" in capsys.readouterr().err
+
+
+def test_league_victory_points_are_named_as_the_user_typed_them(capsys, tmp_path) -> None:
+    # said `victory_points must not rise`, the web API's key, to someone who typed --victory-points
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
+    assert capsys.readouterr().err == ("uno-companion league: victory points must not rise from one place "
+                                       "to the next: 1, 2, 3\n")
+
+
+def test_restore_hint_names_the_store_the_user_named(capsys, tmp_path, monkeypatch) -> None:
+    # the hint said `uno-companion restore N`, which restores the default store, not --db's
+    from companion.backup import make_backup
+    from companion.referee.store import EventStore
+
+    monkeypatch.chdir(tmp_path)
+    EventStore(tmp_path / "my games.db").close()
+    make_backup(tmp_path / "my games.db")
+    assert main(["restore", "--db", "my games.db"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("restore one with: uno-companion restore N --db 'my games.db'\n")
+    assert " 0 games, 0 events" in out
+
+
+def test_watch_fake_truth_refuses_a_table_log_that_is_no_videos_truth(capsys, tmp_path, monkeypatch) -> None:
+    # `watch VIDEO --fake-truth hand.jsonl` with simulate's output: "0 events from 995 frames", exit 0
+    monkeypatch.chdir(tmp_path)
+    log = "".join(EXAMPLE.read_text().splitlines(keepends=True)[:3])  # game, deal, flip: no times
+    (tmp_path / "hand.jsonl").write_text(log)
+    (tmp_path / "v.jsonl").write_text(log)
+    assert main(["make-video", "v.mp4", "--log", "v.jsonl"]) == 0
+    capsys.readouterr()
+    assert main(["watch", "v.mp4", "--fake-truth", "hand.jsonl"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == (
+        "uno-companion watch: --fake-truth hand.jsonl: not a video's truth (no `t` times and boxes on its card "
+        "lines): give the .jsonl that make-video wrote beside the video\n")

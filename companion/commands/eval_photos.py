@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.errors import UsageError
+from companion.errors import InputFileError, UsageError
 
 HELP = "accuracy on a folder-per-card photo set"
 
@@ -68,7 +68,7 @@ def _progress(label: str, reads_per_photo: int, shifts: bool):
 
 def main(args: argparse.Namespace) -> int:
     from companion.vision.detector import YoloDetector
-    from companion.commands.recognize import read_pictures
+    from companion.commands.recognize import check_conf, check_reader, read_pictures
     from companion.vision.calibration import CalibrationError
     from companion.synth.evaluation import (calibrate_shifts, evaluate_shifts, folder_name, format_report,
                                             format_shifts, photo_set, shift_names, shifts_to_dict, write_miss_sheets)
@@ -81,8 +81,14 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("name a photo folder (DIR), or --rendered DECK")
     if args.per_card < 1:
         raise UsageError("--per-card must be at least 1")
+    check_conf(args.conf)  # as recognize: --conf 5 read every photo as "no card found"
+    check_reader(args)
     if args.calibrate and args.rendered:
         raise UsageError("--calibrate goes with photo folders, not --rendered")
+    if args.errors is not None:  # said before the minutes of reading, and nothing made yet
+        from companion.cli import writable_folder
+
+        writable_folder(args.errors, "--errors", keep=False)
     pictures = read_pictures(args.calibrate) if args.calibrate else None
     sets = [(d, photo_set(d, args.limit_per_class)) for d in args.dirs]
     if args.calibrate:  # a set-up photo read again would be counted on the answer it taught
@@ -140,7 +146,10 @@ def main(args: argparse.Namespace) -> int:
         if args.errors is not None:
             for shift, report in reports.items():
                 folder = args.errors / d.name if shifts is None else args.errors / d.name / folder_name(shift)
-                sheets = write_miss_sheets(report, folder, shift=shift)
+                try:
+                    sheets = write_miss_sheets(report, folder, shift=shift)
+                except OSError as exc:  # the folder went away or filled up while reading
+                    raise InputFileError(f"--errors {folder}: cannot write there: {exc.strerror or exc}") from None
                 print(f"{len(report.misses)} misses of {d} on {len(sheets)} sheets in {folder}", file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=1))

@@ -45,6 +45,13 @@ def _print_lines(lines: list[str]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.list and (args.out is not None or args.game is not None or args.league is not None):
+        # --list prints the games and writes nothing: the rest would be ignored without a word
+        given = [o for o, v in (("OUT", args.out), ("--game", args.game), ("--league", args.league)) if v is not None]
+        raise UsageError(f"--list cannot go with {' or '.join(given)}: it only lists the stored games")
+    if args.game is not None and args.league is not None:
+        raise UsageError("--game and --league cannot go together: export a game (JSON Lines) or a league's "
+                         "standings (CSV)")
     with open_store(args) as store:
         if args.list:
             from companion.referee.engine import replay

@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("new", "list", "show", "add", "close"))
     parser.add_argument("name", nargs="?", default=None,
                         help="new: the league's name; show/close: its id; add: the game id")
-    parser.add_argument("--league", default="newest", metavar="ID", help="add: which league")
+    # default None, not "newest": a --league the user gave is told apart (show and close take it too)
+    parser.add_argument("--league", default=None, metavar="ID",
+                        help="add: which league (default: the newest); show/close: the same as ID")
     parser.add_argument("--victory-points", default=None, metavar="LIST",
                         help="new: points per placing, 1st first (default 12,6,2,0), or "
                              "one_winner / two_winners")
@@ -50,29 +52,46 @@ def pick_league(store: EventStore, which: str | None) -> str:
     return which
 
 
-def main(args: argparse.Namespace) -> int:
-    from companion.referee.league import VICTORY_POINTS, league_standings, parse_victory_points
+def _new_league_points(args: argparse.Namespace) -> list[int]:
+    """`league new`'s name and victory points checked; the points as a list."""
+    from companion.referee.league import VICTORY_POINTS, parse_victory_points
 
+    if not args.name or not args.name.strip():
+        raise UsageError("name the league: uno-companion league new NAME")
+    if len(args.name.strip()) > 80:  # as the host page's API refuses it: not cut without a word
+        raise UsageError(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
+    raw = args.victory_points
+    # "12,6,2,0", "12 6 2 0" or "12, 6, 2": whole numbers, as the host page takes them
+    if raw is not None and raw.strip() in VICTORY_POINTS:
+        raw = raw.strip()
+    elif raw is not None:
+        try:
+            raw = [int(x) for x in raw.replace(",", " ").split()]
+        except ValueError:
+            raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0 (or one_winner, two_winners), "
+                             f"not {args.victory_points!r}") from None
+    return parse_victory_points(raw)
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.referee.league import league_standings
+
+    if args.league is not None:
+        if args.action in ("new", "list"):
+            raise UsageError(f"--league goes with add, show and close, not {args.action}")
+        if args.action in ("show", "close"):
+            # `league show --league ID` showed the newest league, not ID
+            if args.name is not None and args.name != args.league:
+                raise UsageError(f"{args.action} {args.name} and --league {args.league} name two leagues: give one")
+            args.name = args.league
+    vp: list[int] = []
+    if args.action == "new":  # checked before the store is opened: a mistake creates no store file
+        vp = _new_league_points(args)
     path = store_path(args)
     if args.action != "new":
         stored_at(path)
     with EventStore(path) as store:
         if args.action == "new":
-            if not args.name or not args.name.strip():
-                raise UsageError("name the league: uno-companion league new NAME")
-            if len(args.name.strip()) > 80:  # as the host page's API refuses it: not cut without a word
-                raise UsageError(f"a league's name is at most 80 characters, not {len(args.name.strip())}")
-            raw = args.victory_points
-            # "12,6,2,0", "12 6 2 0" or "12, 6, 2": whole numbers, as the host page takes them
-            if raw is not None and raw.strip() in VICTORY_POINTS:
-                raw = raw.strip()
-            elif raw is not None:
-                try:
-                    raw = [int(x) for x in raw.replace(",", " ").split()]
-                except ValueError:
-                    raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0 (or one_winner, two_winners), "
-                                     f"not {args.victory_points!r}") from None
-            vp = parse_victory_points(raw)
             was_open = [entry for entry in store.leagues() if not entry["closed"]]
             league_id = store.new_league(args.name.strip(), vp)
             for entry in was_open:  # one league is open at a time: say which one this closed
@@ -89,11 +108,28 @@ def main(args: argparse.Namespace) -> int:
             if not args.name:
                 raise UsageError("name the game to add: uno-companion league add GAME")
             league_id = pick_league(store, args.league)
+            if store.has_game(args.name) and args.name in store.league_games(league_id):
+                print(f"game {args.name} is already in league {league_id}")  # not "added" a second time
+                return 0
             store.add_to_league(league_id, args.name)
-            print(f"game {args.name} added to league {league_id}")
+            # a closed league still takes a game (as `import --league` and the host page's API
+            # do: one played that night and added late), but the user hears that it was closed
+            closed = " (a closed league)" if store.league(league_id)["closed"] else ""  # type: ignore[index]
+            print(f"game {args.name} added to league {league_id}{closed}")
             return 0
+        if args.action == "close" and args.name is None:
+            # the open league, not simply the newest: that may be closed already
+            open_now = [entry for entry in store.leagues() if not entry["closed"]]
+            if not open_now:
+                pick_league(store, None)  # no league at all: its own one-line error
+                print("no league is open: nothing to close")
+                return 0
+            args.name = open_now[-1]["id"]
         league_id = pick_league(store, args.name)
         if args.action == "close":
+            if store.league(league_id)["closed"]:  # type: ignore[index]
+                print(f"league {league_id} was closed already")
+                return 0
             store.close_league(league_id)
             print(f"league {league_id} closed")
             return 0

@@ -9,7 +9,8 @@ HELP = "generate a table video with its true events"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="video file to write (.mp4 or .avi); the truth goes to OUT.jsonl")
-    parser.add_argument("--plays", type=int, default=30, help="at least this many cards laid (default 30)")
+    # default None, not 30: --plays given with --hands or --log is told apart from the default
+    parser.add_argument("--plays", type=int, default=None, help="at least this many cards laid (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--hands", type=int, help="instead of --plays: play this many whole hands with the "
                         "engine's simulator (the truth then replays without a single rejection)")
@@ -27,7 +28,12 @@ def main(args: argparse.Namespace) -> int:
     from companion.synth.tablevideo import VideoSpec, make_video
     from companion.vision.truth import truth_path
 
-    if args.plays < 1:
+    if args.plays is not None and (args.hands is not None or args.log is not None):
+        # --hands and --log are "instead of --plays": one of them would be ignored without a word
+        raise UsageError(f"--plays and {'--log' if args.log is not None else '--hands'} cannot go together: "
+                         "give one (--hands and --log say what is played)")
+    plays = 30 if args.plays is None else args.plays
+    if plays < 1:
         raise UsageError("--plays must be at least 1")
     if not 2 <= args.players <= 6:
         raise UsageError("--players must be 2 to 6")
@@ -47,10 +53,10 @@ def main(args: argparse.Namespace) -> int:
         from companion.synth.tablevideo import legal_session
 
         steps = legal_session(args.hands, players=args.players, seed=args.seed)
-    truth = make_video(args.out, plays=args.plays, seed=args.seed, players=args.players, spec=spec, steps=steps)
+    truth = make_video(args.out, plays=plays, seed=args.seed, players=args.players, spec=spec, steps=steps)
     seen = sum(1 for line in truth if line["type"] in ("flip", "play"))
     length = max((line.get("t", 0.0) for line in truth), default=0.0)
-    print(f"wrote {args.out} ({seen} cards laid, {length:.0f} s) and {truth_path(args.out)}")
+    print(f"wrote {args.out} ({seen} card{'' if seen == 1 else 's'} laid, {length:.0f} s) and {truth_path(args.out)}")
     return 0
 
 

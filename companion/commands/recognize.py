@@ -70,12 +70,27 @@ def read_pictures(paths: list[str]) -> list:
     return pictures
 
 
-def main(args: argparse.Namespace) -> int:
-    from companion.vision.detector import YoloDetector
+def check_conf(conf: float) -> None:
+    """A confidence threshold is a probability strictly between 0 and 1 (recognize, eval-photos)."""
     from companion.errors import UsageError
 
-    if not 0 < args.conf < 1:
-        raise UsageError("--conf must be between 0 and 1")
+    if not 0 < conf < 1:  # NaN too
+        raise UsageError(f"--conf must be between 0 and 1, not {conf:g}")
+
+
+def check_reader(args: argparse.Namespace) -> None:
+    """--reader names the weights --no-reader turns off: given both, neither may silently win."""
+    from companion.errors import UsageError
+
+    if args.reader is not None and args.no_reader:
+        raise UsageError("--reader and --no-reader cannot go together: give one")
+
+
+def main(args: argparse.Namespace) -> int:
+    from companion.vision.detector import YoloDetector
+
+    check_conf(args.conf)
+    check_reader(args)
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True), learn_colours=False,
                             themed=args.themed)
@@ -98,5 +113,6 @@ def main(args: argparse.Namespace) -> int:
             else:
                 found = ", ".join(f"{c['card']} ({c['confidence']:.2f})" for c in r["cards"])
                 print(f"{r['image']}: {found}")
-    # Non-zero only when nothing could be read at all: then no file could be used (2)
-    return 2 if all("error" in r for r in results) else 0
+    # Every picture is read, but one that could not be is a file that cannot be used (README,
+    # "Every command exits"): 2, so a script does not take a missing photo for a read one
+    return 2 if any("error" in r for r in results) else 0

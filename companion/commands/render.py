@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import cv2
 
+    from companion.cli import writable_folder
     from companion.referee.cards import CARD_NAMES, parse_card
     from companion.errors import UsageError
     from companion.synth.render import render_card
@@ -26,8 +27,8 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--height must be between 32 and 4000")
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file: name a folder for the card pictures")
-    args.out.mkdir(parents=True, exist_ok=True)
+    writable_folder(args.out, "--out")  # `/proc/x`: one line, not mkdir's traceback
     for name in names:
         cv2.imwrite(str(args.out / f"{name}-{args.design}.png"), render_card(name, args.design, args.height))
-    print(f"{len(names)} card faces -> {args.out}")
+    print(f"{len(names)} card face{'' if len(names) == 1 else 's'} -> {args.out}")
     return 0

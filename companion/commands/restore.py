@@ -10,6 +10,7 @@ replaces as one more backup (`...-before-restore.db`), so a restore can itself b
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 
 from companion.backup import backup_folder, describe, list_backups, restore
@@ -25,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_arguments(parser)
 
 
+def _games_events(info: dict) -> str:
+    """'1 game, 71 events': the singular for one."""
+    games, events = info["games"], info["events"]
+    return f"{games} game{'' if games == 1 else 's'}, {events} event{'' if events == 1 else 's'}"
+
+
 def main(args: argparse.Namespace) -> int:
     db = store_path(args)
     backups = list_backups(db)
@@ -37,16 +44,20 @@ def main(args: argparse.Namespace) -> int:
             info = describe(path)
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["time"]))
             if info.get("sound"):
-                what = f"{info['games']} games, {info['events']} events"
+                what = _games_events(info)
             else:
                 what = f"DAMAGED ({info.get('error', 'quick_check failed')})"
             print(f"{n:3d}  {when}  {path.name}  {what}")
-        print("restore one with: uno-companion restore N")
+        # the same store in the hint: without the --db given it would restore the default one
+        where = "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in (("--db", args.db), ("--config", args.config))
+                        if value is not None)
+        print(f"restore one with: uno-companion restore N{where}")
         return 0
     choice = str(args.backup)
     if choice.isdigit():
         if not 1 <= int(choice) <= len(backups):
-            raise UsageError(f"no backup number {choice}: there are {len(backups)} (run `uno-companion restore` to list them)")
+            there = {0: "there are none", 1: "there is 1"}.get(len(backups), f"there are {len(backups)}")
+            raise UsageError(f"no backup number {choice}: {there} (run `uno-companion restore` to list them)")
         path = backups[int(choice) - 1]
     else:
         matches = [p for p in backups if p.name == choice or p.name == choice + ".db"]
@@ -55,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
         path = matches[0]
     kept = restore(db, path)
     info = describe(db)
-    print(f"restored {path.name} into {db}: {info['games']} games, {info['events']} events")
+    print(f"restored {path.name} into {db}: {_games_events(info)}")
     if kept is not None:
         print(f"the store it replaced is kept as {kept.name} (restore that to undo)")
     return 0

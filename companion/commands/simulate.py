@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.errors import InputFileError, RulesError
+from companion.errors import InputFileError, RulesError, UsageError
 from companion.files import written_whole
 
 HELP = "play random legal games and write their table log"
@@ -54,11 +54,20 @@ def main(args: argparse.Namespace) -> int:
         if not isinstance(rules, dict):
             raise RulesError("--rules must be a JSON object of option names and values")
     if args.deck is not None:
+        if rules is not None and "deck" in rules and rules["deck"] != args.deck:
+            # two decks named: neither silently wins
+            raise UsageError(f"--deck {args.deck} and the rules' \"deck\": {json.dumps(rules['deck'])} name "
+                             "different decks: give one")
         rules = dict(rules or {}, deck=args.deck)
     if rules is not None:
         # a bad option (or one that does not fit the seats) is a one-line error before
         # anything is written
-        check_players(parse_rules(rules), args.players)
+        parsed = parse_rules(rules)
+        check_players(parsed, args.players)
+        if args.players * parsed.hand_size + 1 > parsed.deck_size:
+            # the engine would refuse the game line, and the simulator raise on it (a traceback)
+            raise UsageError(f"{args.players} hands of {parsed.hand_size} do not fit in a "
+                             f"{parsed.deck_size}-card deck")
     events = simulate_games(args.players, args.hands, args.seed, rules, mistakes=not args.no_mistakes)
     if args.out is None:
         try:

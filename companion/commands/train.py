@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.errors import UsageError
+    from companion.errors import InputFileError, UsageError
     from companion.synth.train import Recipe, train
 
     d = Recipe()
@@ -76,6 +76,18 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--lr0 is a learning rate between 0 and 1 for the reader (use it with --reader)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if not 0 <= args.hours < float("inf"):  # -1 started generating; NaN and inf are no time either
+        raise UsageError(f"--time is hours to train, more than 0 (or 0 to count --epochs), not {args.hours:g}")
+    if args.workers < 0:
+        raise UsageError(f"--workers must be 0 or more, not {args.workers}")
+    if args.composites is not None and args.cut_composites is None:
+        if not args.reader:  # only the card reader trains on them
+            raise UsageError("--composites goes with --reader (or --cut-composites)")
+        if not args.composites.is_dir():
+            # a folder the user named: an error, not the quiet fallback to synthetic crops alone
+            # that is kept for the default folder (the composites are licensed, not everywhere)
+            raise InputFileError(f"--composites {args.composites}: no such folder (the composites, or the "
+                                 "crops --cut-composites wrote)")
     if args.cut_composites is not None:
         from companion.synth.cardcrops import cut_composites
         from companion.synth.train import COMPOSITES

@@ -28,6 +28,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--find-zones", metavar="OUT.json", help="find the zones from the source, save them, and stop")
 
 
+def _fake_truth(path: str) -> list[dict]:
+    """A video's truth, or a one-line error (exit 2) for a file that is not one: a plain table
+    log (`simulate --out`) has no video times, so the perfect recognizer saw no card and the
+    watch ended "0 events" as if the video were empty."""
+    from companion.errors import InputFileError
+    from companion.vision.truth import read_truth
+
+    lines = read_truth(path)
+    for number, line in enumerate(lines, 1):
+        if not isinstance(line, dict):
+            raise InputFileError(f"--fake-truth {path} line {number}: not a JSON object")
+    cards = [line for line in lines if line.get("type") in ("flip", "play")]
+    if not any("t" in line and "box" in line for line in cards):
+        lacks = "no card line" if not cards else "no `t` times and boxes on its card lines"
+        raise InputFileError(f"--fake-truth {path}: not a video's truth ({lacks}): give the .jsonl that "
+                             "make-video wrote beside the video")
+    return lines
+
+
 def main(args: argparse.Namespace) -> int:
     from companion.commands import quiet_opencv
 
@@ -36,6 +55,7 @@ def main(args: argparse.Namespace) -> int:
     from companion.vision.zones import Zones, find_zones
 
     logging.basicConfig(level=logging.WARNING, format="uno-companion watch: %(message)s")
+    truth_lines = _fake_truth(args.fake_truth) if args.fake_truth else None
     source = open_source(args.source, realtime=args.realtime)
     if args.find_zones:
         source.open()
@@ -52,9 +72,9 @@ def main(args: argparse.Namespace) -> int:
     zones = Zones.load(args.zones) if args.zones else None
     truth = None
     if args.fake_truth:
-        from companion.vision.truth import TruthDetector, read_truth
+        from companion.vision.truth import TruthDetector
 
-        truth = TruthDetector(read_truth(args.fake_truth))
+        truth = TruthDetector(truth_lines or [])
         detector = truth
     else:
         from companion.vision.detector import YoloDetector

@@ -28,15 +28,15 @@ def parse_victory_points(value: object) -> list[int]:
     if isinstance(value, str):
         if value in VICTORY_POINTS:
             return list(VICTORY_POINTS[value])
-        raise LeagueError(f"victory_points {value!r} is not one of {', '.join(VICTORY_POINTS)} "
+        raise LeagueError(f"victory points {value!r} is not one of {', '.join(VICTORY_POINTS)} "
                           f"or a list like 12, 6, 2, 0")
     if (not isinstance(value, list) or not 1 <= len(value) <= MAX_PLACES
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1000
                        for v in value)):
-        raise LeagueError("victory_points must be a list of 1-10 whole numbers 0-1000, 1st place "
+        raise LeagueError("victory points must be a list of 1-10 whole numbers 0-1000, 1st place "
                           "first, like 12, 6, 2, 0")
     if any(a < b for a, b in zip(value, value[1:])):
-        raise LeagueError(f"victory_points must not rise from one place to the next: {', '.join(map(str, value))}")
+        raise LeagueError(f"victory points must not rise from one place to the next: {', '.join(map(str, value))}")
     return list(value)
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from companion.vision.crops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.referee.cards import CARD_NAMES, COLORS, parse_card
-from companion.errors import CompanionError
-from companion.vision.finder import calm_onnx_session, open_finder
+from companion.errors import CompanionError, InputFileError
+from companion.vision.finder import calm_onnx_session, check_weights, open_finder
 from companion.vision.models import MODEL_STEM, MODELS_DIR
 from companion.vision.photometric import FINDER_GAINS, MAX_GAIN, brightened, card_white, cast, neutral_light, white_balanced
 
@@ -208,6 +208,7 @@ class YoloDetector:
         path = Path(weights) if weights else default_weights()
         if not path.exists():
             raise ModelMissingError(f"card model not found: {path} (train one with `uno-companion train`)")
+        check_weights(path)  # a folder or a wrong file: said before the readers load
         from companion.vision.colour import ColourReader
         from companion.vision.reader import CardReader, default_reader_weights
 
@@ -259,7 +260,7 @@ class YoloDetector:
         self.names = list(self.finder.names)
         unknown = [n for n in self.names if n not in CARD_NAMES]
         if unknown:
-            raise CompanionError(f"{path.name} is not a card model (unknown classes {unknown[:3]})")
+            raise InputFileError(f"{path.name} is not a card model (unknown classes {unknown[:3]})")
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:

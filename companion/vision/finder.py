@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, InputFileError
 
 PAD_VALUE = 114  # ultralytics' letterbox grey
 _CLASS_OFFSET = 7680.0  # per-class NMS: boxes of different classes this far apart never overlap
@@ -54,21 +54,30 @@ def calm_onnx_session(path: Path) -> Any:
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's own InvalidProtobuf, Fail, NoSuchFile: a file that is no model
-        raise CompanionError(f"cannot load {path}: not an ONNX model ({type(exc).__name__})") from None
+        raise InputFileError(f"cannot load {path}: not an ONNX model ({type(exc).__name__})") from None
+
+
+def check_weights(path: Path) -> None:
+    """A one-line error (a file that cannot be used: exit 2) unless `path` is a file named as
+    weights are. Checked before ultralytics is imported: importing it for a wrong file printed
+    its settings banner and wrote ~/.config/Ultralytics/settings.json before failing."""
+    if not path.is_file():
+        raise InputFileError(f"cannot load {path}: not a file")
+    if path.suffix not in (".onnx", ".pt"):  # ultralytics would take it and fail only at the first picture
+        raise InputFileError(f"cannot load {path}: weights are a .onnx or .pt file")
 
 
 def load_yolo(path: Path, task: str) -> Any:
     """ultralytics' YOLO on `path` (PyTorch weights), or one line when the file is no such weights."""
-    if not path.is_file():
-        raise CompanionError(f"cannot load {path}: not a file")
-    if path.suffix != ".pt":  # ultralytics would take it and fail only at the first picture
-        raise CompanionError(f"cannot load {path}: weights are a .onnx or .pt file")
+    check_weights(path)
+    if path.suffix != ".pt":
+        raise InputFileError(f"cannot load {path}: weights are a .onnx or .pt file")
     from ultralytics import YOLO  # (seconds to import: only for a file worth trying)
 
     try:
         return YOLO(str(path), task=task)
     except Exception as exc:  # TypeError, RuntimeError, unpickling errors: whatever the file was
-        raise CompanionError(f"cannot load {path}: not ultralytics weights ({type(exc).__name__})") from None
+        raise InputFileError(f"cannot load {path}: not ultralytics weights ({type(exc).__name__})") from None
 
 
 @dataclass(frozen=True)
@@ -165,10 +174,10 @@ def _metadata(session: Any, path: Path) -> dict[str, Any]:
         imgsz = ast.literal_eval(meta.get("imgsz", "None"))
         stride = int(meta.get("stride", 32))
     except (KeyError, ValueError, SyntaxError):
-        raise CompanionError(f"{path.name} has no YOLO export metadata (class names): export it again "
+        raise InputFileError(f"{path.name} has no YOLO export metadata (class names): export it again "
                              "with `uno-companion bench-vision --export`") from None
     if meta.get("task", "detect") != "detect":
-        raise CompanionError(f"{path.name} is a {meta['task']} model, not a card detector")
+        raise InputFileError(f"{path.name} is a {meta['task']} model, not a card detector")
     return {"names": names, "imgsz": imgsz, "stride": stride}
 
 
@@ -187,7 +196,7 @@ class OnnxFinder:
         height, width = model_input.shape[2:4]
         rows = self.session.get_outputs()[0].shape[1]
         if isinstance(rows, int) and rows != 4 + len(self.names):  # an export with NMS inside: (1, max_det, 6)
-            raise CompanionError(f"{self.path.name} does not give the raw YOLO detect output (4 box rows and "
+            raise InputFileError(f"{self.path.name} does not give the raw YOLO detect output (4 box rows and "
                                  f"{len(self.names)} class rows); export it again without NMS")
         # A fixed-size export takes exactly its size, padded square; a dynamic one takes the size
         # asked (a stride multiple) padded only to the stride, as ultralytics' rect predict does.
@@ -252,8 +261,9 @@ class UltralyticsFinder:
 
 def open_finder(path: str | Path, imgsz: int | None = None) -> OnnxFinder | UltralyticsFinder:
     """The finder for these weights: an ONNX export on onnxruntime, else PyTorch weights."""
+    check_weights(Path(path))  # before the PyTorch path imports ultralytics
     return OnnxFinder(path, imgsz) if Path(path).suffix == ".onnx" else UltralyticsFinder(path, imgsz)
 
 
 __all__ = ["OnnxFinder", "UltralyticsFinder", "open_finder", "letterbox", "decode", "nms", "to_frame", "Found",
-           "Letterboxed", "calm_onnx_session"]
+           "Letterboxed", "calm_onnx_session", "check_weights"]

@@ -18,8 +18,8 @@ import numpy as np
 
 from companion.vision.crops import NONE, READER_SIZE, SYMBOL_CLASSES
 from companion.vision.models import MODEL_STEM, MODELS_DIR, _offline
-from companion.errors import CompanionError
-from companion.vision.finder import calm_onnx_session, load_yolo
+from companion.errors import InputFileError
+from companion.vision.finder import calm_onnx_session, check_weights, load_yolo
 
 READER_STEM = f"{MODEL_STEM}-reader"
 COLOUR_STEM = f"{MODEL_STEM}-colour"
@@ -48,8 +48,9 @@ class CardReader:
         self.path = Path(weights)
         self.turns = tuple(turns) or (0,)
         self.size = size
-        if not self.path.exists():
-            raise CompanionError(f"{what} not found: {self.path}")
+        if not self.path.exists():  # a file that cannot be used: exit 2, as a missing card model
+            raise InputFileError(f"{what} not found: {self.path}")
+        check_weights(self.path)  # a folder or a wrong file: said before ultralytics is imported
         self._session: Any = None
         self._model: Any = None
         if self.path.suffix == ".onnx":
@@ -70,7 +71,7 @@ class CardReader:
         self.names = [names[i] for i in range(len(names))]
         unknown = [n for n in self.names if n not in classes]
         if unknown:
-            raise CompanionError(f"{self.path.name} is not a {what} (unknown classes {unknown[:3]})")
+            raise InputFileError(f"{self.path.name} is not a {what} (unknown classes {unknown[:3]})")
 
     def read(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """For each BGR crop (already square, `size`), the best class and its probability."""

@@ -231,7 +231,7 @@ def test_cli_league_name_too_long_is_refused_not_cut(tmp_path, capsys):
     db = tmp_path / "games.db"
     assert main(["league", "new", "x" * 81, "--db", str(db)]) == 2
     assert "at most 80 characters, not 81" in capsys.readouterr().err
-    assert main(["league", "list", "--db", str(db)]) == 0 and "x" * 80 not in capsys.readouterr().out
+    assert not db.exists()  # refused before the store is opened: nothing stored, no file made
 
 
 def test_cli_export_league_without_leagues_is_one_line(tmp_path, capsys):
@@ -292,3 +292,46 @@ def test_cli_import_into_a_league_counts_the_game_and_an_unknown_league_imports_
     assert main(["import", str(log), "--db", str(db)]) == 0  # the same log again, no league: not counted
     with EventStore(db) as store:
         assert len(store.games()) == 2 and len(store.league_games(league)) == 1
+
+
+def test_cli_league_show_and_close_take_the_league_by_option_too(tmp_path, capsys):
+    # `league show --league ID` showed the newest league and ignored ID
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "September", "--db", str(db)]) == 0
+    assert main(["league", "new", "October", "--db", str(db)]) == 0
+    capsys.readouterr()
+    september = EventStore(db).leagues()[0]["id"]
+    assert main(["league", "show", "--league", september, "--db", str(db)]) == 0
+    assert capsys.readouterr().out.startswith(f"September ({september})")
+    assert main(["league", "show", "other", "--league", september, "--db", str(db)]) == 2
+    assert capsys.readouterr().err == f"uno-companion league: show other and --league {september} name two leagues: give one\n"
+    assert main(["league", "list", "--league", september, "--db", str(db)]) == 2
+    assert capsys.readouterr().err == "uno-companion league: --league goes with add, show and close, not list\n"
+
+
+def test_cli_league_close_add_say_what_is_so(tmp_path, capsys):
+    # the probe: `close` with none open said "closed" about a league closed already; `add` of a
+    # game in the league said "added" again; adding to a closed league went without a word;
+    # `new` with bad victory points had created the store file before refusing
+    db = tmp_path / "games.db"
+    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
+    assert not db.exists()
+    for seed in (1,):
+        referee = Referee(EventStore(db))
+        for ev in simulate_games(3, 1, seed, {"hands": 1}, mistakes=False):
+            referee.submit(ev, source="test")
+        referee.store.close()
+    game = EventStore(db).games()[0]["id"]
+    assert main(["league", "new", "Club", "--db", str(db)]) == 0
+    league = EventStore(db).leagues()[0]["id"]
+    assert main(["league", "close", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["league", "close", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == "no league is open: nothing to close\n"
+    assert main(["league", "close", league, "--db", str(db)]) == 0
+    assert capsys.readouterr().out == f"league {league} was closed already\n"
+    assert main(["league", "add", game, "--db", str(db)]) == 0
+    assert capsys.readouterr().out == f"game {game} added to league {league} (a closed league)\n"
+    assert main(["league", "add", game, "--league", league, "--db", str(db)]) == 0
+    assert capsys.readouterr().out == f"game {game} is already in league {league}\n"
+    assert EventStore(db).league_games(league) == [game]

@@ -244,3 +244,28 @@ def test_average_refuses_what_cannot_be_averaged_and_writes_nothing(tmp_path):
         with pytest.raises(CompanionError, match=message):
             recipes.average_weights(sources, out)
         assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--time", "-1"], "--time is hours to train, more than 0 (or 0 to count --epochs), not -1"),
+    (["--reader", "--time", "-0.5"], "--time is hours to train, more than 0 (or 0 to count --epochs), not -0.5"),
+    (["--workers", "-1"], "--workers must be 0 or more, not -1"),
+    (["--reader", "--composites", "{tmp}/none"],
+     "--composites {tmp}/none: no such folder (the composites, or the crops --cut-composites wrote)"),
+    (["--colour", "--composites", "{tmp}"], "--composites goes with --reader (or --cut-composites)"),
+])
+def test_train_cli_refuses_bad_values_in_one_line_before_generating(argv, says, tmp_path, capsys, monkeypatch):
+    # `train --time -1` started generating; `--reader --composites MISSING` printed a note and
+    # trained on synthetic crops alone
+    from companion.cli import main as cli_main
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("training began")
+
+    for trainer in ("train", "train_reader", "train_colour", "train_themed", "generate"):
+        monkeypatch.setattr(f"companion.synth.train.{trainer}", no_training)
+    work = tmp_path / "work"
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    assert cli_main(["train", *argv, "--work", str(work)]) == 2
+    assert capsys.readouterr().err == f"uno-companion train: {says.format(tmp=tmp_path)}\n"
+    assert not work.exists()

@@ -30,7 +30,7 @@ def test_recognize_cli_json_is_one_object_per_image_cards_best_first(tmp_path, c
     good = _image(tmp_path)
     corrupt = tmp_path / "broken.jpg"
     corrupt.write_bytes(b"garbage")
-    assert cli_main(["recognize", "--json", good, str(corrupt)]) == 0
+    assert cli_main(["recognize", "--json", good, str(corrupt)]) == 2  # every picture read, one unusable
     out = json.loads(capsys.readouterr().out)
     assert out == [
         {"image": good, "cards": [
@@ -43,7 +43,7 @@ def test_recognize_cli_json_is_one_object_per_image_cards_best_first(tmp_path, c
 
 def test_recognize_cli_plain_prints_a_line_per_image(tmp_path, capsys, fake_model):
     good = _image(tmp_path)
-    assert cli_main(["recognize", good, str(tmp_path / "gone.png")]) == 0
+    assert cli_main(["recognize", good, str(tmp_path / "gone.png")]) == 2
     out = capsys.readouterr()
     assert out.out.splitlines() == [f"{good}: red_5 (0.97), blue_7 (0.31)"]
     assert out.err.splitlines() == [f"{tmp_path / 'gone.png'}: error: no such file"]  # errors apart
@@ -68,9 +68,16 @@ def test_recognize_cli_says_why_a_black_and_white_picture_names_no_card(tmp_path
     assert json.loads(capsys.readouterr().out) == [{"image": grey, "cards": [], "colourless": 1}]
 
 
-def test_recognize_cli_fails_only_when_every_image_failed(tmp_path, capsys, fake_model):
+def test_recognize_cli_fails_when_any_image_failed_but_reads_the_rest(tmp_path, capsys, fake_model):
     assert cli_main(["recognize", "--json", str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")]) == 2
     assert [e["error"] for e in json.loads(capsys.readouterr().out)] == ["no such file"] * 2
+    # README: a file that cannot be used exits 2; it exited 0 when another picture was read
+    good = _image(tmp_path)
+    assert cli_main(["recognize", str(tmp_path / "gone.jpg"), good]) == 2
+    out = capsys.readouterr()
+    assert out.out == f"{good}: red_5 (0.97), blue_7 (0.31)\n"  # the rest still read
+    assert out.err == f"{tmp_path / 'gone.jpg'}: error: no such file\n"
+    assert cli_main(["recognize", good]) == 0
 
 
 def test_recognize_cli_missing_model_is_one_line(tmp_path):
@@ -85,6 +92,39 @@ def test_recognize_cli_missing_model_is_one_line(tmp_path):
     ("bad.jpg", "--model", "weights are a .onnx or .pt file"), ("bad.onnx", "--reader", "not an ONNX model")])
 def test_recognize_cli_a_damaged_model_file_is_one_line(tmp_path, capsys, name, option, words):
     (tmp_path / name).write_bytes(np.random.default_rng(0).bytes(1000))
-    assert cli_main(["recognize", option, str(tmp_path / name), _image(tmp_path)]) != 0
+    assert cli_main(["recognize", option, str(tmp_path / name), _image(tmp_path)]) == 2  # a file: 2, as a missing one
     err = capsys.readouterr().err
     assert words in err and err.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("option, name, words", [
+    ("--model", "bad.jsonl", "cannot load {path}: weights are a .onnx or .pt file"),
+    ("--model", "folder", "cannot load {path}: not a file"),
+    ("--model", "none.onnx", "card model not found: {path}"),
+    ("--reader", "none.onnx", "card reader not found: {path}"),
+    ("--reader", "bad.jsonl", "cannot load {path}: weights are a .onnx or .pt file"),
+])
+def test_recognize_cli_an_unusable_model_file_exits_2_before_ultralytics(tmp_path, option, name, words):
+    # --model bad.jsonl printed ultralytics' three-line settings banner and wrote its settings
+    # file before failing, exit 1; --model FOLDER and --reader MISSING exited 1 too
+    (tmp_path / "bad.jsonl").write_text("{}\n")
+    (tmp_path / "folder").mkdir()
+    path = tmp_path / name
+    env = dict(__import__("os").environ, HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
+    env.pop("YOLO_CONFIG_DIR", None)
+    r = subprocess.run([sys.executable, "-m", "companion.cli", "recognize", option, str(path), _image(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("uno-companion recognize: " + words.format(path=path)) and r.stderr.count("\n") == 1
+    assert not (tmp_path / "home" / ".config" / "Ultralytics").exists()  # no settings.json written
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--conf", "5"], "--conf must be between 0 and 1, not 5"),
+    (["--reader", "x.onnx", "--no-reader"], "--reader and --no-reader cannot go together: give one"),
+])
+@pytest.mark.parametrize("command", ["recognize", "eval-photos"])
+def test_recognize_and_eval_photos_refuse_the_same_bad_options(tmp_path, capsys, fake_model, command, argv, says):
+    # eval-photos --conf 5 ran and printed 0 %; --reader X --no-reader read without the reader
+    assert cli_main([command, _image(tmp_path) if command == "recognize" else str(tmp_path), *argv]) == 2
+    assert capsys.readouterr().err == f"uno-companion {command}: {says}\n"
