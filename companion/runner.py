@@ -499,7 +499,7 @@ class Companion:
                 camera += ", cards seen without colour (a black-and-white picture? a night mode?): not named"
             if "beside" in warnings:
                 camera += ", " + beside_words(warnings["beside"]["card"])
-            parts.append(camera + f", {stats.events} cards seen")
+            parts.append(camera + f", {stats.events} card{'' if stats.events == 1 else 's'} seen")
         phones = phones_connected(self.web.app if self.web else None)
         if phones is not None:
             parts.append(f"phones: {phones}")

@@ -395,6 +395,8 @@ def test_status_line_says_when_cards_show_no_colour() -> None:
     assert loop.stats.colourless_at is not None and loop.stats.colourless_at < loop.stats.t
     assert "cards seen without colour (a black-and-white picture? a night mode?): not named" in companion.status_line()
     assert loop.warnings() == {"colourless": {}}
+    loop.stats.events = 1
+    assert ", 1 card seen" in companion.status_line()  # not "1 cards"
     loop.source_status = SimpleNamespace(state="lost", since=0.0, message="unplugged")
     assert loop.warnings() == {}  # a lost camera is said by its status, not as a grey picture
     loop.source_status = SimpleNamespace(state="ok", since=0.0, message="")
