@@ -39,9 +39,9 @@ _PENALTIES: tuple[tuple[str, str], ...] = (
 _TOOK_BACK = re.compile(rf"took back {_CARD}")
 # themed cards: a reflect card's sender, a draw until a colour (Wild Draw Colour, Dementor)
 _REFLECT = re.compile(rf"is sent back the (\d+) cards by {_NAME}'s reflect card")
-_DREW_UNTIL = re.compile(r"drew (\d+) until a (\w+) card")
-_UPHELD_UNTIL = re.compile(r"held a playable colour: challenge upheld: draws until a (\w+) card")
-_FAILED_UNTIL = re.compile(r"challenged an honest wild draw colour \(and draws until a (\w+) card\)")
+_DREW_UNTIL = re.compile(r"drew (\d+) until an? (\w+) card")
+_UPHELD_UNTIL = re.compile(r"held a playable colour: challenge upheld: draws until an? (\w+) card")
+_FAILED_UNTIL = re.compile(r"challenged an honest wild draw colour \(and draws until an? (\w+) card\)")
 _DRAWS = re.compile(r": draws (\d+)(?: \(only (\d+) left\))?$")
 
 _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
@@ -212,9 +212,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^the light side is in play: {_CARD} is a dark-side face", "err.face_dark", ("card",)),
         (rf"^{_NAME} draws until a Gryffindor card first, not {_NAME}$", "err.until_first_gryffindor",
          ("player", "other")),
-        (rf"^{_NAME} draws until a (\w+) card first, not {_NAME}$", "err.until_first", ("player", "color", "other")),
+        (rf"^{_NAME} draws until an? (\w+) card first, not {_NAME}$", "err.until_first", ("player", "color", "other")),
         (rf"^{_NAME} must first draw until a Gryffindor card", "err.until_count_gryffindor", ("player",)),
-        (rf"^{_NAME} must first draw until a (\w+) card", "err.until_count", ("player", "color")),
+        (rf"^{_NAME} must first draw until an? (\w+) card", "err.until_count", ("player", "color")),
         (r"^only (\d+) cards are left to draw, not (\d+)$", "err.only_left", ("n", "asked")),
         (rf"^{_NAME} lays the discard two's second card, not {_NAME}$", "err.second_by", ("player", "other")),
         (rf"^the second card of a discard two is one (\w+) card, not {_CARD}", "err.second_colour",

@@ -72,7 +72,9 @@ def not_now(phase: str) -> str:
 
 
 def _until_text(colour: str) -> str:
-    return "a Gryffindor card" if colour == "gryffindor" else f"a {colour} card"
+    if colour == "gryffindor":
+        return "a Gryffindor card"
+    return f"{'an' if colour[:1] in 'aeiou' else 'a'} {colour} card"  # an orange card (UNO Flip's dark side)
 
 
 def playable(card: str, top: str | None, color: str | None) -> bool:
@@ -1688,11 +1690,11 @@ class Table:
         colour = self._until[1]
         if guilty:
             self._note("challenge_upheld", off, f"{self._names[off]} held a playable colour: "
-                       f"challenge upheld: draws until a {colour} card")
+                       f"challenge upheld: draws until {_until_text(colour)}")
             self._owe_until(off, colour, victim)
             return
         self._penalty(victim, 2, "challenge_failed", "challenged an honest wild draw colour "
-                      f"(and draws until a {colour} card)")
+                      f"(and draws until {_until_text(colour)})")
         self._owe_until(victim, colour, self._step(victim))
 
     def _scorers(self) -> list[int]:

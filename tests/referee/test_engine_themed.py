@@ -516,3 +516,9 @@ def test_dementor_the_next_player_draws_until_gryffindor():
 def test_dementor_cannot_be_challenged():
     table = play(["flip red_5", "play dementor green"], THEMED)
     assert "waiting for a card" in rejected(table, "challenge")
+
+
+def test_a_draw_until_orange_is_an_orange_card():
+    from companion.referee.engine import _until_text
+
+    assert _until_text("orange") == "an orange card" and _until_text("teal") == "a teal card"

@@ -129,6 +129,9 @@ def test_themed_notices_have_their_own_words_in_both_languages():
     assert t("notice.drew_until", "it", {"player": "Cat", "n": 1, "color": "teal"}) == \
         "Cat ha pescato 1 carta fino a una carta di colore turchese"
     assert t("notice.drew_until_gryffindor", "en", {"player": "Bob", "n": 2}) == "Bob drew 2 cards until a Gryffindor card"
+    # an orange card: the engine's words and the page's ("a orange card" before)
+    say = notice_say({"event": 9, "kind": "penalty_draw", "player": "Dee", "message": "Dee drew 5 until an orange card"})
+    assert t(say["k"], "en", say["a"]) == "Dee drew 5 cards until orange turned up"
 
 
 @pytest.mark.parametrize("rules,events,key", [
