@@ -95,7 +95,10 @@ def open_hardware(
         try:
             pin_factory = default_pin_factory()
         except NoGpio as exc:
-            say(f"GPIO: none on this machine ({exc}); buttons and lights are off, the phones do it all")
+            # (gpiozero's own words, "Unable to load any default pin factory!", are for developers)
+            log.debug("no pin factory: %s", exc)
+            say("GPIO: none on this machine (not a Raspberry Pi, or its GPIO library is missing); "
+                "buttons and lights are off, the phones do it all")
             return None
     hardware = Hardware()
     debounce = int(gpio.get("debounce_ms", 200))

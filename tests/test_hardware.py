@@ -250,3 +250,16 @@ def test_a_very_short_tap_still_counts_and_does_not_leave_the_button_held(factor
     time.sleep(0.05)
     _edges(factory, 17, clock, (0, 0.1), (1, 0))
     assert calls == [{"type": "uno"}, {"type": "uno"}]
+
+
+def test_no_gpio_is_said_in_a_players_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hardware
+
+    def none() -> None:
+        raise hardware.NoGpio("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(hardware, "default_pin_factory", none)
+    said: list[str] = []
+    assert open_hardware({"enabled": True}, {}, lambda event, source: None, say=said.append) is None
+    assert said == ["GPIO: none on this machine (not a Raspberry Pi, or its GPIO library is missing); "
+                    "buttons and lights are off, the phones do it all"]

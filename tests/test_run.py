@@ -556,6 +556,7 @@ def _empty_config(tmp_path: Any) -> Any:
     (["--db", "/dev/null"], "/dev/null is not a file"),
     (["--db", "{d}/folder"], "folder is not a file"),
     (["--db", "/proc/nope/g.db"], "cannot make the store's folder /proc/nope"),
+    (["--db", "{d}/log.jsonl"], "log.jsonl is not an event store (not an SQLite file, and no backups of it)"),
 ])
 def test_run_refused_by_its_page_or_its_store_writes_nothing(tmp_path: Any, capsys: pytest.CaptureFixture[str],
                                                            extra: list[str], said: str) -> None:
@@ -564,6 +565,7 @@ def test_run_refused_by_its_page_or_its_store_writes_nothing(tmp_path: Any, caps
     from companion.cli import main as cli
 
     (tmp_path / "folder").mkdir()
+    (tmp_path / "log.jsonl").write_text('{"type": "game", "players": ["Ann", "Bob"]}\n')
     before = sorted(tmp_path.rglob("*"))
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -426,7 +426,7 @@ def _demo_press(say: Callable[[str], None]) -> Callable[[dict], None]:
 
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
-    from companion.referee.store import StoreError
+    from companion.referee.store import StoreError, check_store_file
 
     # Whatever can refuse the table is checked before anything is written: the phone page's
     # address and port (bound now, served later), then the store's place.
@@ -440,6 +440,8 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         db = config.db_path
         if db.exists() and not db.is_file():
             raise StoreError(f"{db} is not a file: --db names the event store's file (it is made if missing)")
+        if db.exists():
+            check_store_file(db)  # before its lock file is made beside it
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
