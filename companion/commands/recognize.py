@@ -39,11 +39,25 @@ def recognize(paths: list[str], detector) -> list[dict]:
         if frame is None:
             out.append({"image": path, "error": _unreadable(path)})
             continue
-        entry: dict[str, Any] = {"image": path, "cards": [d.to_dict() for d in detector.detect(frame)]}
+        entry: dict[str, Any] = {"image": path, "cards": [d.to_dict() for d in one_box_each(detector.detect(frame))]}
         if getattr(detector, "colourless", 0):
             entry["colourless"] = detector.colourless  # cards seen, but their colour not: a grey picture
         out.append(entry)
     return out
+
+
+def one_box_each(found: list) -> list:
+    """The cards found, a second box of one card left out: a box mostly inside a surer box of the
+    same name, unless both are read surely (the watcher's rule for a hand shown). One card was
+    listed twice (red_5 1.00 and red_5 0.63), and a card mostly under its top card, whose crop
+    is mostly the top card, was named as the top card again."""
+    from companion.vision.watcher import one_card
+
+    kept: list = []
+    for d in sorted(found, key=lambda d: -d.confidence):
+        if not any(k.card == d.card and one_card(d, k) for k in kept):
+            kept.append(d)
+    return [d for d in found if d in kept]  # in the detector's order
 
 
 def _unreadable(path: str) -> str:

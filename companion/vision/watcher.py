@@ -154,6 +154,18 @@ def beside_words(card: str) -> str:
     return f"a {card.replace('_', ' ')} lies beside the discard pile, not on it: not played"
 
 
+def one_card(weaker, stronger, inside: float = REVEAL_INSIDE, sure: float = REVEAL_SURE) -> bool:
+    """Whether `weaker` is a second box of the card `stronger` boxes (detections with `box` and
+    `confidence`): most of the smaller of the two boxes lies inside the other. Revealed cards
+    laid side by side overlap far less; two cards fanned closer than that count as two only when
+    both are read surely."""
+    a, b = weaker.box, stronger.box
+    smaller = min(box_area(a), box_area(b))
+    if smaller <= 0 or box_intersection(a, b) < inside * smaller:
+        return False
+    return min(weaker.confidence, stronger.confidence) < sure
+
+
 @dataclass
 class _PileCard:
     name: str
@@ -1286,14 +1298,7 @@ class Watcher:
         return self._changed(self._colour / level, zone.empty_colour / level, zone, align=True)[1]
 
     def _one_card(self, weaker, stronger) -> bool:
-        """Whether `weaker` is a second box of the card `stronger` boxes: most of the smaller of
-        the two boxes lies inside the other. Revealed cards laid side by side overlap far
-        less; two cards fanned closer than that count as two only when both are read surely."""
-        a, b = weaker.box, stronger.box
-        smaller = min(box_area(a), box_area(b))
-        if smaller <= 0 or box_intersection(a, b) < self.reveal_inside * smaller:
-            return False
-        return min(weaker.confidence, stronger.confidence) < self.reveal_sure
+        return one_card(weaker, stronger, self.reveal_inside, self.reveal_sure)
 
     def _agreed(self, reads: list[list[str]]) -> list[str] | None:
         """The cards once two readings agree (the latest, in its left-to-right order); after

@@ -128,3 +128,18 @@ def test_recognize_and_eval_photos_refuse_the_same_bad_options(tmp_path, capsys,
     # eval-photos --conf 5 ran and printed 0 %; --reader X --no-reader read without the reader
     assert cli_main([command, _image(tmp_path) if command == "recognize" else str(tmp_path), *argv]) == 2
     assert capsys.readouterr().err == f"uno-companion {command}: {says}\n"
+
+
+def test_recognize_lists_one_card_once():
+    # set-a's red 5 photo was listed "red_5 (1.00), red_5 (0.63)": a second box, 67 % inside
+    from companion.commands.recognize import one_box_each
+    from companion.vision.detector import Detection
+
+    card = Detection("red_5", 1.0, (100, 100, 200, 250))
+    second = Detection("red_5", 0.63, (110, 120, 230, 270))
+    beside = Detection("red_5", 0.7, (300, 100, 400, 250))  # its twin beside it: two cards
+    other = Detection("blue_5", 0.6, (105, 105, 200, 250))  # another name: left to the reader
+    assert one_box_each([second, card, beside, other]) == [card, beside, other]
+    # two surely read twins fanned close are two
+    sure = Detection("red_5", 0.95, (110, 120, 230, 270))
+    assert one_box_each([card, sure]) == [card, sure]
