@@ -19,7 +19,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from dataclasses import fields
 
 from companion.errors import CompanionError
-from companion.referee.cards import DARK_COLORS, parse_card, parse_color, points
+from companion.referee.cards import DARK_COLORS, hint, parse_card, parse_color, points
 from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
@@ -472,7 +472,7 @@ def host_game() -> Any:
         raise BadRequest("rules must be an object")
     unknown = [k for k in rules if k not in _RULE_KEYS]
     if unknown:
-        raise BadRequest(f"unknown table option {short(unknown[0])}")
+        raise BadRequest(f"unknown table option {short(unknown[0])}{hint(unknown[0], _RULE_KEYS, few=0)}")
     odd = [k for k, v in rules.items() if not is_scalar(v) or (isinstance(v, str) and len(v) > 40)]
     if odd:
         raise BadRequest(f"table option {odd[0]} must be a word, a number or true/false")

@@ -9,7 +9,7 @@ import difflib
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypeAlias
+from typing import Literal, Sequence, TypeAlias
 
 from companion.errors import UnknownCardError, UnknownColorError, RulesError
 
@@ -109,20 +109,35 @@ class Card:
         return self.name
 
 
-def _closest(word: str, choices: tuple[str, ...]) -> str:
-    match = difflib.get_close_matches(word.strip().lower(), choices, n=1, cutoff=0.0)
-    return match[0] if match else choices[0]
+def hint(word: object, choices: Sequence[str], few: int = 8, fold: bool = True) -> str:
+    """What to add to "unknown X 'word'": `: did you mean 'y'?` for a close name (difflib's
+    0.6: 'stackin', 'clasic'), else the choices when they are few, else nothing (a far word
+    got a far guess: 'bogus' -> 'blue_skip'). `fold`: the names are lower case."""
+    word = str(word).strip()
+    close = difflib.get_close_matches(word.lower() if fold else word, list(choices), n=1)
+    if close:
+        return f": did you mean {close[0]!r}?"
+    return f" (one of: {', '.join(choices)})" if len(choices) <= few else ""
 
 
-def suggest_card(word: str) -> str:
+def suggest_card(word: str) -> str | None:
     """The closest card name, the classic vocabulary first (so classic typos keep their
-    classic suggestion), else any themed name."""
+    classic suggestion), else any themed name; None when none is close."""
     word = word.strip().lower()
     colour, _, rest = word.partition("_")
     if colour in ALL_COLORS and rest in _CARD_SET and (rest in WILDS or rest in THEMED_WILDS):
         return rest  # "yellow_wild": a wild has no colour of its own; the colour is named after it
-    close = difflib.get_close_matches(word, CARD_NAMES, n=1, cutoff=0.7)
-    return close[0] if close else _closest(word, ALL_CARD_NAMES)
+    close = difflib.get_close_matches(word, CARD_NAMES, n=1, cutoff=0.7) or \
+        difflib.get_close_matches(word, ALL_CARD_NAMES, n=1)
+    return close[0] if close else None
+
+
+def unknown_card(value: object) -> str:
+    """The one line for a name (or anything else) that is no card."""
+    close = suggest_card(str(value))
+    if close is not None:
+        return f"unknown card {value!r}: did you mean {close!r}?"
+    return f"unknown card {value!r} (card names look like red_5, blue_skip, wild_draw_four)"
 
 
 @lru_cache(maxsize=None)
@@ -140,10 +155,7 @@ def parse_card(name: object) -> Card:
     7
     """
     if not isinstance(name, str) or name not in _CARD_SET:
-        text = name if isinstance(name, str) else repr(name)
-        raise UnknownCardError(
-            f"unknown card {text!r}: did you mean {suggest_card(str(text))!r}?"
-        )
+        raise UnknownCardError(unknown_card(name))
     return _card(name)
 
 
@@ -152,9 +164,7 @@ def parse_color(name: object) -> str:
     closest. Which side's colours fit the moment is the referee's question."""
     if not isinstance(name, str) or name not in ALL_COLORS:
         text = name if isinstance(name, str) else repr(name)
-        raise UnknownColorError(
-            f"unknown colour {text!r}: did you mean {_closest(str(text), ALL_COLORS)!r}?"
-        )
+        raise UnknownColorError(f"unknown colour {text!r}{hint(text, ALL_COLORS)}")
     return name
 
 
@@ -180,9 +190,7 @@ def deck(edition: str = "classic", swap_cards: int = 1, discard_two: int = 0,
     flip 112 double-sided cards: both faces are listed), plus the themed cards' counts
     (`discard_two` per colour)."""
     if edition not in EDITIONS:
-        raise RulesError(
-            f"unknown deck {edition!r}: did you mean {_closest(edition, EDITIONS)!r}?"
-        )
+        raise RulesError(f"unknown deck {edition!r}{hint(edition, EDITIONS)}")
     counts: Counter[CardName] = Counter()
     if edition == "flip":
         for light, dark in zip(COLORS, DARK_COLORS):

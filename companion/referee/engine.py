@@ -8,13 +8,12 @@ hand *sizes*, the draw pile's size and the cards seen on the discard pile. `undo
 """
 from __future__ import annotations
 
-import difflib
 import heapq
 import json
 from typing import Any, Callable, Iterable
 
-from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, parse_card, points,
-                             suggest_card)
+from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, hint, parse_card, points,
+                             unknown_card)
 from companion.referee.effects import EFFECTS, Effect, all_effects, effects_for
 from companion.errors import CompanionError
 from companion.referee.rules import Rules, check_players, parse_rules
@@ -352,8 +351,7 @@ class Table:
         if handler is None:
             if not isinstance(kind, str):
                 raise _Reject("missing event \"type\"")
-            close = difflib.get_close_matches(kind, EVENT_TYPES, n=1, cutoff=0.0)
-            raise _Reject(f"unknown event type {kind!r}: did you mean {close[0]!r}?")
+            raise _Reject(f"unknown event type {kind!r}{hint(kind, EVENT_TYPES, few=len(EVENT_TYPES))}")
         if kind != "game" and self._phase == "game" and kind not in ("undo",):
             raise _Reject(f"no game yet: a {kind!r} needs a \"game\" event first")
         return handler
@@ -410,16 +408,14 @@ class Table:
             return None
         i = self._index.get(value) if isinstance(value, str) else None
         if i is None:
-            close = difflib.get_close_matches(str(value), self._names, n=1, cutoff=0.0)
-            hint = f": did you mean {close[0]!r}?" if close else ""
-            raise _Reject(f"unknown player {value!r}{hint}")
+            raise _Reject(f"unknown player {value!r}{hint(value, self._names, few=10, fold=False)}")
         return i
 
     def _card(self, value: Any) -> str:
         if not isinstance(value, str) or value not in INFO:
             if value is None:
                 raise _Reject("missing \"card\"")
-            raise _Reject(f"unknown card {value!r}: did you mean {suggest_card(str(value))!r}?")
+            raise _Reject(unknown_card(value))
         if value not in self._deck:
             raise _Reject(f"{value} is not in the {self._rules.deck} deck")
         return value
@@ -432,8 +428,7 @@ class Table:
             if value in _COLOR_SET and self._flip_deck:  # a colour of UNO Flip's other side
                 raise _Reject(f"the {self._face} side is in play: name {', '.join(allowed)}, "
                               f"not {value}")
-            close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.0)
-            raise _Reject(f"unknown colour {value!r}: did you mean {close[0]!r}?")
+            raise _Reject(f"unknown colour {value!r}{hint(value, allowed)}")
         return value
 
     def _in_play(self, card: str) -> str:

@@ -6,11 +6,10 @@ silently replaced by a default.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Mapping
 
-from companion.referee.cards import EDITIONS, deck, deck_size
+from companion.referee.cards import EDITIONS, deck, deck_size, hint
 from companion.errors import RulesError
 
 FIRST_CARD_MODES = ("classic", "number_only")
@@ -37,10 +36,13 @@ def _yes_no(value: Any) -> str | None:
     return "true" if word in ("yes", "true", "on", "1", "y") else "false" if word in ("no", "false", "off", "0", "n") else None
 
 
-def _suggest(word: str, choices: tuple[Any, ...]) -> str:
-    names = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), names, n=1, cutoff=0.0)
-    return close[0] if close else names[0]
+def _meant(value: Any, choices: tuple[str, ...]) -> str:
+    """": did you mean X?" for a value close to a choice, or a yes/no word (JSON's true and
+    false), else nothing: the message lists the choices already."""
+    yes_no = _yes_no(value)
+    if yes_no is not None:
+        return f": did you mean {yes_no}?"
+    return hint(value, choices, few=0)
 
 
 @dataclass(frozen=True)
@@ -161,9 +163,7 @@ def parse_rules(raw: object) -> Rules:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in _FIELDS:
-            raise RulesError(
-                f"unknown rule {key!r}: did you mean {_suggest(key, tuple(_FIELDS))!r}?"
-            )
+            raise RulesError(f"unknown rule {key!r}{hint(key, tuple(_FIELDS), few=0)}")
         values[key] = _check_value(key, value)
     rules = Rules(**values)
     _check_together(rules)
@@ -173,7 +173,7 @@ def parse_rules(raw: object) -> Rules:
 def check_rule(key: str, value: Any) -> None:
     """Raise RulesError if one option's value is bad on its own (the config file's check)."""
     if key not in _FIELDS:
-        raise RulesError(f"unknown rule {key!r}: did you mean {_suggest(key, tuple(_FIELDS))!r}?")
+        raise RulesError(f"unknown rule {key!r}{hint(key, tuple(_FIELDS), few=0)}")
     _check_value(key, value)
 
 
@@ -213,10 +213,8 @@ def _check_value(key: str, value: Any) -> Any:
     if key in _CHOICES:
         choices = _CHOICES[key]
         if value not in choices or not isinstance(value, str):
-            raise RulesError(
-                f"rule {key}={value!r} is not one of {', '.join(choices)}: "
-                f"did you mean {_suggest(value, choices)!r}?"
-            )
+            raise RulesError(f"rule {key}={value!r} is not one of {', '.join(choices)}"
+                             f"{hint(value, choices, few=0)}")
         return value
     if key in _BOOLS:
         if not isinstance(value, bool):
@@ -225,17 +223,13 @@ def _check_value(key: str, value: Any) -> Any:
     if key == "stacking":
         if value is False or value is True or value in ("draw_two", "wild_draw_four", "cross"):
             return value
-        raise RulesError(
-            f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four, cross: "
-            f"did you mean {_yes_no(value) or repr(_suggest(value, ('draw_two', 'wild_draw_four', 'cross')))}?"
-        )
+        raise RulesError(f"rule stacking={value!r} is not one of false, true, draw_two, wild_draw_four, cross"
+                         f"{_meant(value, ('draw_two', 'wild_draw_four', 'cross'))}")
     if key == "deflect":
         if value is False or value is True or value in ("reverse", "skip"):
             return value
-        raise RulesError(
-            f"rule deflect={value!r} is not one of false, true, reverse, skip: "
-            f"did you mean {_yes_no(value) or repr(_suggest(value, ('reverse', 'skip')))}?"
-        )
+        raise RulesError(f"rule deflect={value!r} is not one of false, true, reverse, skip"
+                         f"{_meant(value, ('reverse', 'skip'))}")
     if key == "uno_penalty":
         low, high = UNO_PENALTY_RANGE
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

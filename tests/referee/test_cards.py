@@ -57,3 +57,14 @@ def test_cards_properties():
     assert (c.color, c.symbol, c.number, c.is_wild) == ("yellow", "7", 7, False)
     w = parse_card("wild_draw_four")
     assert w.is_wild and w.color is None and w.number is None
+
+
+def test_a_far_word_gets_no_far_guess():
+    # 'bogus' was answered "did you mean 'blue_skip'?", 'notes' "did you mean 'teal_9'?"
+    from companion.referee.cards import UnknownCardError, parse_card, parse_color
+
+    with pytest.raises(UnknownCardError) as caught:
+        parse_card("bogus")
+    assert str(caught.value) == "unknown card 'bogus' (card names look like red_5, blue_skip, wild_draw_four)"
+    with pytest.raises(Exception, match=r"^unknown colour 'mauve' \(one of: red, yellow, green, blue, pink, teal, orange, purple\)$"):
+        parse_color("mauve")

@@ -598,6 +598,8 @@ def test_engine_seven_down_to_one_needs_no_call():
     ({"type": "play"}, "missing \"card\""),
     ({"type": "play", "card": "red_1", "color": "red"}, "only for wild cards"),
     ({"type": "plya", "card": "red_1"}, "did you mean 'play'?"),
+    ({"type": "bogus"}, "unknown event type 'bogus' (one of: game, deal, "),  # not "did you mean 'points'?"
+    ({"type": "uno", "player": "Zed"}, "unknown player 'Zed' (one of: Ann, Bob, Cid, Dee)"),
     ({"type": "target", "player": "Zed"}, "not now"),
     ({"type": "uno", "player": "Zed"}, "unknown player 'Zed'"),
     ({"type": "draw", "count": 0}, "at least 1"),

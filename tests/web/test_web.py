@@ -761,3 +761,9 @@ def test_a_timed_turn_is_never_served_from_a_stale_cache(referee, host):
     now[0] = 57.0
     assert hub.cached_state_json() is None
     assert json.loads(hub.state_json())["turn_clock"] == {"seconds": 20, "elapsed": 7.0}
+
+
+def test_a_mistyped_table_option_is_named_with_its_likely_meaning(game, host):
+    resp = host.post("/api/host/game", json={"players": PLAYERS, "rules": {"stackin": True}})
+    assert resp.status_code == 400
+    assert resp.get_json()["error"] == "unknown table option 'stackin': did you mean 'stacking'?"
