@@ -147,18 +147,18 @@ class Backups:
         power cut left half-made (`.part`, never rotated away), and back up now if the store
         changed after its newest backup (the backup of the hand that ended as the power went)."""
         folder = backup_folder(self.db)
-        if not folder.is_dir():
-            return
-        parts = _named(self.db, r"\.db\.part.*")
-        for part in folder.glob(f"{self.db.stem}-*.db.part*"):
-            if parts.match(part.name):
-                part.unlink(missing_ok=True)
+        if folder.is_dir():
+            parts = _named(self.db, r"\.db\.part.*")
+            for part in folder.glob(f"{self.db.stem}-*.db.part*"):
+                if parts.match(part.name):
+                    part.unlink(missing_ok=True)
         made = list_backups(self.db)
         # events the newest backup does not hold (opening the store touches its file, so
         # times say nothing): a restart with no play makes none; a store started anew and
-        # still empty makes none either, so the newest stays the one to restore
-        mark = _mark(self.db) if made and self.db.is_file() else None
-        if mark and mark[0] > 0 and mark != _mark(made[-1]):
+        # still empty makes none either, so the newest stays the one to restore. A store with
+        # events and no backup at all (games imported, no hand finished here yet) gets its first.
+        mark = _mark(self.db) if self.db.is_file() else None
+        if mark and mark[0] > 0 and (not made or mark != _mark(made[-1])):
             self.request()
 
     def request(self) -> None:

@@ -540,3 +540,22 @@ def test_a_restored_store_that_went_on_is_backed_up_at_the_next_start(tmp_path: 
     backups.at_start()
     backups.wait()
     assert backups.made and len(list_backups(db)) == before + 1
+
+
+def test_a_store_of_imported_games_gets_its_first_backup_at_start(tmp_path: Path) -> None:
+    # `restore` said "no backups yet" however many games were imported, until a hand ended here
+    from companion.backup import Backups, list_backups
+    from companion.data import EXAMPLE_LOG
+
+    db = tmp_path / "games.db"
+    with EventStore(db) as store:
+        store.import_jsonl(EXAMPLE_LOG)
+    assert list_backups(db) == []
+    backups = Backups(db)
+    backups.at_start()
+    backups.wait()
+    assert len(list_backups(db)) == 1
+    again = Backups(db)  # a restart with nothing new makes none
+    again.at_start()
+    again.wait()
+    assert again.made == [] and len(list_backups(db)) == 1
