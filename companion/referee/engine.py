@@ -281,6 +281,11 @@ class Table:
             # the colour still in force under an illegal card waiting to be taken back (`color`
             # is the top card's, the wrong one's): what the table must go on showing
             "color_under": self._prev_color if self._phase == "take_back" else None,
+            # jump_in: the card a player may jump in with now (the top card, while a twin of it is
+            # still off the pile), else null: a red 0 has none, nor a 5 whose twin is laid
+            "jump_card": self._top if (self._rules.jump_in and self._phase == "play" and not self._pending
+                                       and self._top is not None
+                                       and self._seen.get(self._top, 0) < self._deck.get(self._top, 0)) else None,
             "points_due": [names[q] for q in self._scorers() if q not in self._owed]
             if self._phase == "scores" else [],
         }

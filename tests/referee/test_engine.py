@@ -565,6 +565,17 @@ def test_engine_jump_in(rules, jump, ok):
         assert kinds(table) == [("rejected", "Dee")] and table.state["turn"] == "Bob"
 
 
+def test_engine_state_names_the_card_a_jump_in_may_lay():
+    # the phones offered "Jump in: red 0" (one in the deck) and a 5 whose twin was laid already
+    table = play(["flip red_5"], {"jump_in": True})
+    assert table.state["jump_card"] == "red_5"
+    table.push(line("jump Dee red_5"))  # both red 5s are on the pile
+    assert table.state["jump_card"] is None
+    table.push(line("play red_0"))
+    assert table.state["top"] == "red_0" and table.state["jump_card"] is None
+    assert play(["flip red_5"]).state["jump_card"] is None  # a table without jump_in
+
+
 def test_engine_jump_in_closes_uno_windows():
     table = small(["flip red_5", "play red_1", "jump Ann red_1"], {"jump_in": True})
     assert kinds(table) == [("jumped_in", "Ann"), ("uno_penalty", "Bob")] and table.state["turn"] == "Bob"

@@ -418,7 +418,11 @@ def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browse
     _toast(max_, "done.jump_in", card="green_8")
     _wait(lambda: referee.state["turn"] == "Kim", "play going on from Max")
     assert next(p["cards"] for p in referee.state["players"] if p["name"] == "Max") == cards - 1
-    expect(lou.locator("#jumpbtn")).to_be_visible()  # now Lou may jump in on Max's card
+    # both green 8s are on the pile: nobody is offered a third (the page offered it, and a red 0's)
+    expect(lou.locator("#jumpbtn")).to_be_hidden()
+    referee.submit({"type": "play", "card": "green_3"}, source="host")  # Kim's; Lou on turn
+    expect(max_.locator("#jumpbtn")).to_have_text(t("btn.jump_in", "en", {"card": "green_3"}))
+    expect(max_.locator("#jumpbtn")).to_be_visible()
 
 
 def test_at_a_camera_table_the_jumper_claims_the_card_the_camera_credited(browser, tmp_path):

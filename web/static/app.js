@@ -368,7 +368,8 @@ function renderSeat() {
   // jump-in (house rule, no camera): the identical card laid out of turn, from this phone
   const jb = $("jumpbtn"), out = (S.out || []).includes(me) || !(mine && mine.cards > 0);
   if (jb) {
-    jb.hidden = !(S.rules && S.rules.jump_in) || myTurn || w !== "play" || !S.turn || !top || S.pending_draw > 0 || out;
+    // (the referee names the card while a twin of it is still off the pile: not a red 0, nor a 5 whose twin is laid)
+    jb.hidden = !S.jump_card || myTurn || w !== "play" || !S.turn || out;
     const label = t("btn.jump_in", { card: top });
     if (jb.textContent !== label) jb.textContent = label;
   }
