@@ -124,6 +124,8 @@ def notice_say(notice: dict) -> Say:
         kind_of, card, who = m.groups() if m else ("", None, None)
         keys = {"play": "notice.undone_play", "flip": "notice.undone_flip", "draw": "notice.undone_draw",
                 "points": "notice.undone_points"}
+        if kind_of == "game":  # the host's New game taken back: the game before it is on the table again
+            return {"k": "notice.undone_game", "a": {}}
         if kind_of in keys and (card or kind_of not in ("play", "flip")) and (who or kind_of == "flip"):
             return {"k": keys[kind_of], "a": {"player": who, "card": card or ""}}
         if who:

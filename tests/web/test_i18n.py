@@ -310,3 +310,9 @@ def test_a_team_winning_the_game_is_said_in_the_plural():
     say = notice_say(won[0])
     assert say["k"] == "notice.game_won_team"
     assert t(say["k"], "it", say["a"]).startswith("Ann & Cat vincono la partita con 40 punti")
+
+
+def test_a_new_game_taken_back_is_said_so():
+    say = notice_say({"event": 5, "kind": "undone", "player": None, "message": "event 0 undone: game"})
+    assert t(say["k"], "en", say["a"]) == "Undone: the new game; the game before it is back"
+    assert "{" not in t(say["k"], "it", say["a"])
