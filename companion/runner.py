@@ -485,7 +485,7 @@ class Companion:
             if status is None or status.state == "starting":
                 camera = f"camera: starting {self.vision.source_name}".rstrip()
             elif status.state == "lost":
-                camera = f"camera: LOST since {time.strftime('%H:%M:%S', time.localtime(status.since))} ({status.message}); retrying"
+                camera = f"camera: LOST since {time.strftime('%H:%M:%S', time.localtime(status.since))}: {status.message}; retrying"
             elif status.state == "ended":
                 camera = "camera: video ended"
             else:

@@ -377,7 +377,10 @@ def main(args: argparse.Namespace) -> int:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     except (AttributeError, ValueError, RuntimeError):
         pass
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # the console is the host's: a warning in plain words; the time only when no journal keeps it
+    # (systemd's journal stamps each line itself)
+    stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "
+    logging.basicConfig(level=logging.WARNING, format=stamp + "uno-companion: %(message)s", datefmt="%H:%M:%S")
     os.environ.setdefault("YOLO_OFFLINE", "true")
     quiet_opencv()
 

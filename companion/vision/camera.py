@@ -202,8 +202,8 @@ class Picamera2Source:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except Exception as exc:
             broken = picamera2_broken(exc)
-            raise SourceError(f"picamera2 is installed but {broken}" if broken else "picamera2 is not installed "
-                              "(on Raspberry Pi OS: sudo apt install python3-picamera2)") from None
+            raise SourceError(f"picamera2 is installed but {broken}" if broken else "picamera2 is not installed; "
+                              "on Raspberry Pi OS: sudo apt install python3-picamera2") from None
         try:
             cam = Picamera2(self.camera_num)
             # "RGB888" arrays are laid out B, G, R: exactly what OpenCV expects.
