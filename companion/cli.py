@@ -12,10 +12,9 @@ import os
 import signal
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator, Sequence
 
-from companion.errors import CompanionError, InputFileError, UsageError
+from companion.errors import CompanionError
 
 # Names as data: command -> (module, one-line help shown by --help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -51,39 +50,6 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     for name, (_, help_text) in COMMANDS.items():
         subparsers[name] = sub.add_parser(name, help=help_text, description=help_text)
     return parser, subparsers
-
-
-def writable_folder(path: Path, option: str, keep: bool = True) -> Path:
-    """`path` made a folder to write into, or a one-line error (exit 2) naming `option`.
-
-    Called before the command's work, so a folder that cannot be written (`/proc/x`, a file's
-    name, a read-only card) is said at once and not after minutes of evaluating. `keep=False`
-    only tries: the folders it made are removed again, so a later mistake leaves nothing."""
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{option} {path} is a file: name a folder")
-    made: list[Path] = []
-    above = path
-    while not above.exists() and above.parent != above:
-        made.append(above)
-        above = above.parent
-
-    def remove_made() -> None:
-        for folder in made:  # deepest first
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise PermissionError(13, "Permission denied")
-    except OSError as exc:
-        remove_made()  # nothing left behind by a failed try
-        raise InputFileError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
-    if not keep:
-        remove_made()
-    return path
 
 
 @contextmanager

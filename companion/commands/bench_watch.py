@@ -234,7 +234,7 @@ def main(args: argparse.Namespace) -> int:
     if args.deck != "classic" and args.real:
         raise UsageError("--deck flip has no real photos to cut out: use it without --real")
     if args.keep:  # before any video is made: a folder that cannot be written is said at once
-        from companion.cli import writable_folder
+        from companion.files import writable_folder
 
         writable_folder(Path(args.keep), "--keep")
     args.detector = args.detector or ("yolo" if args.real else "truth")

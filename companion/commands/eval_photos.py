@@ -86,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
     if args.calibrate and args.rendered:
         raise UsageError("--calibrate goes with photo folders, not --rendered")
     if args.errors is not None:  # said before the minutes of reading, and nothing made yet
-        from companion.cli import writable_folder
+        from companion.files import writable_folder
 
         writable_folder(args.errors, "--errors", keep=False)
     pictures = read_pictures(args.calibrate) if args.calibrate else None

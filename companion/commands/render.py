@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.cli import writable_folder
+    from companion.files import writable_folder
     from companion.referee.cards import CARD_NAMES, parse_card
     from companion.errors import UsageError
     from companion.synth.render import render_card

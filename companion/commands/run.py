@@ -429,7 +429,7 @@ def _demo_press(say: Callable[[str], None]) -> Callable[[dict], None]:
 
 def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,
         say: Callable[[str], None]) -> int:
-    from companion.referee.store import StoreError, check_store_file
+    from companion.referee.store import StoreError
 
     # Whatever can refuse the table is checked before anything is written: the phone page's
     # address and port (bound now, served later), then the store's place.
@@ -444,7 +444,7 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
         if db.exists() and not db.is_file():
             raise StoreError(f"{db} is not a file: --db names the event store's file (it is made if missing)")
         if db.exists():
-            check_store_file(db)  # before its lock file is made beside it
+            _check_store_file(db)  # before its lock file is made beside it
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -453,6 +453,22 @@ def run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.
     finally:
         if page is not None:
             page.close()  # the server's own, once it has served (closing twice is nothing)
+
+
+def _check_store_file(path: Path) -> None:
+    """A StoreError for a file that is not SQLite and has no backups (a table log given as
+    --db): no store was ever there to restore, unlike a store whose header a bad card damaged."""
+    from companion.backup import list_backups
+    from companion.referee.store import StoreError
+
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return  # (said when the store is opened)
+    if head and head != b"SQLite format 3\x00" and not list_backups(path):
+        raise StoreError(f"{path} is not an event store (not an SQLite file, and no backups of it): "
+                         "name the store's file with --db")
 
 
 def _run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse.Namespace,

@@ -117,21 +117,6 @@ _UNWRITABLE = "cannot be written (the card is full or read-only)"
 _CARD_FIX = "until the card takes writes again (free space, or a card that is not write-protected), then restart"
 
 
-def check_store_file(path: Path) -> None:
-    """A StoreError for a file that is not SQLite and has no backups (a table log given as
-    --db): no store was ever there to restore, unlike a store whose header a bad card damaged."""
-    from companion.backup import list_backups
-
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-    except OSError:
-        return  # (said when it is opened)
-    if head and head != b"SQLite format 3\x00" and not list_backups(path):
-        raise StoreError(f"{path} is not an event store (not an SQLite file, and no backups of it): "
-                         "name the store's file with --db")
-
-
 class EventStore:
     """SQLite event log of every game played at this table. Safe to share between threads."""
 
@@ -147,8 +132,6 @@ class EventStore:
         self._inode: int | None = None  # the file opened: a write checks it is still the one there
         memory = str(self.path) == ":memory:"
         existed = not memory and self.path.exists()
-        if existed:
-            check_store_file(self.path)
         try:
             if not memory:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
