@@ -185,6 +185,10 @@ class ClaimError(CompanionError, ValueError):
         self.key, self.args_ = key, args
 
 
+
+# What the table waits for while the camera's cards are held (`Referee._hold_or_play`)
+_HOLD_WHILE = {"color": "wild's colour", "target": "wild's or seven's target", "evidence": "challenge judged"}
+
 class Referee:
     """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
 
@@ -211,6 +215,9 @@ class Referee:
         self._state: dict = _copy(self._table.state)
         self._claim: dict | None = None  # `jump_claim`
         self._open_claim: dict | None = None  # that claim before it was claimed (its Undo opens it again)
+        # Cards the camera saw laid while the table waited for a wild's colour, a target or a
+        # challenge's evidence (said aloud, tapped late): refused then, played once it comes
+        self._held: list[dict] = []
 
     # -- events in -----------------------------------------------------------------------
 
@@ -294,12 +301,35 @@ class Referee:
             if accepted and not table.state["players"] and event.get("type") == "undo":
                 # the host's New game taken back: the table goes back to the game it replaced
                 self._back_to_the_game_before()
+            waited = (before or {}).get("waiting_for")
             self._state = _copy(self._table.state)
             for notice in notices:
                 if notice.get("kind") == "reading":  # the host's console says it too
                     log.warning("camera: %s", notice.get("message"))
             self._notify(notices)
+            self._hold_or_play(event, source, accepted, waited)
             return _copy(notices)
+
+    def _hold_or_play(self, event: Any, source: str, accepted: bool, waited: str | None) -> None:
+        """A card the camera saw laid while the table waited for a wild's colour, its target or
+        a challenge's evidence is refused (it cannot be judged yet) and held; once that comes,
+        the held cards are played in the order laid, as at the table (the colour said aloud,
+        the tap late). Anything else the table moves on by (an undo, a new game) drops them:
+        the cards then need the host."""
+        if (not accepted and source == "camera" and isinstance(event, dict) and event.get("type") == "play"
+                and waited in _HOLD_WHILE):
+            self._held.append(event)
+            log.warning("camera: %s held until the table has its %s", event.get("card"), _HOLD_WHILE[waited])
+            return
+        if not accepted or not self._held or self._state.get("waiting_for") in _HOLD_WHILE:
+            return
+        held, self._held = self._held, []
+        if isinstance(event, dict) and event.get("type") in ("color", "target", "verdict", "reveal"):
+            for card in held:
+                self._submit(card, "camera", None)
+        else:
+            log.warning("camera: %s laid while the table waited, dropped: enter them on the host page if "
+                        "they stand", ", ".join(str(c.get("card")) for c in held))
 
 
     def _follow_claim(self, table: Table, event: dict, before: dict | None) -> None:

@@ -595,3 +595,32 @@ def test_a_twin_wild_draw_four_is_claimed_from_whom_the_engine_counted_it(store:
     with pytest.raises(ClaimError, match="jump-in only while a play is awaited"):
         referee.claim_jump_in("Bob")
     assert len(store.events(referee.game_id)) == lines and referee.jump_claim["by"] == "Ann"
+
+
+def test_cards_the_camera_sees_while_a_colour_is_awaited_are_played_once_it_is_named(store: EventStore) -> None:
+    # At a real table the colour is said aloud and tapped late: the camera's next cards were
+    # refused for good, and the first card after the tap was judged against the wild alone.
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"]}, {"type": "deal", "dealer": "Cid"},
+                          {"type": "flip", "card": "red_5"}])
+    referee.submit({"type": "play", "card": "wild"}, source="camera")  # Ann's; "yellow!" said aloud
+    for card in ("yellow_7", "yellow_3"):  # Bob's and Cid's, before anyone taps the colour
+        referee.submit({"type": "play", "card": card}, source="camera")
+    assert referee.state["waiting_for"] == "color" and referee.state["top"] == "wild"
+    referee.submit({"type": "color", "color": "yellow"}, source="phone")
+    state = referee.state
+    assert state["top"] == "yellow_3" and state["turn"] == "Ann" and state["color"] == "yellow"
+    assert not [n for n in state["notices"] if n["kind"] == "illegal_play"]
+    assert {p["name"]: p["cards"] for p in state["players"]} == {"Ann": 6, "Bob": 6, "Cid": 6}
+
+
+def test_cards_held_for_a_colour_are_dropped_when_the_wild_is_taken_back(store: EventStore) -> None:
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"]}, {"type": "deal", "dealer": "Cid"},
+                          {"type": "flip", "card": "red_5"}])
+    referee.submit({"type": "play", "card": "wild"}, source="camera")
+    referee.submit({"type": "play", "card": "yellow_7"}, source="camera")
+    referee.submit({"type": "undo"}, source="host")  # the wild was a misread: the host takes it back
+    referee.submit({"type": "play", "card": "red_7"}, source="camera")
+    state = referee.state
+    assert state["top"] == "red_7" and state["turn"] == "Bob"  # no yellow 7 played after it
