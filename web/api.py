@@ -662,9 +662,30 @@ def host_card() -> Any:
 def host_refused() -> Any:
     """The referee's refusals in this game (newest last), for the host only: a phone hears of
     its own in the answer to its tap, and nobody else is bothered with them."""
-    notices = [n for n in _ext().referee.state.get("notices") or () if n.get("kind") == "rejected"][-10:]
+    notices = [n for n in _ext().referee.state.get("notices") or () if n.get("kind") == "rejected"][-20:]
+    lines = _ext().referee.events
     return jsonify(refused=[{"event": n.get("event"), "player": n.get("player"), "message": cap(str(n.get("message"))),
-                             "say": error_say(str(n.get("message")))} for n in notices])
+                             "say": error_say(str(n.get("message"))), "what": _refused_what(lines, n.get("event"))}
+                            for n in notices])
+
+
+def _refused_what(lines: list, index: object) -> dict:
+    """What a refused line was, for the host to act on: its type, and its card, or how many cards
+    a hand shown held (never which: the phones may not see a hand, nor may the host's page)."""
+    line = lines[index] if isinstance(index, int) and 0 <= index < len(lines) else None
+    if isinstance(line, str):
+        try:
+            line = json.loads(line)
+        except (ValueError, RecursionError):
+            line = None
+    if not isinstance(line, dict):
+        return {"type": "?"}
+    what: dict = {"type": str(line.get("type"))[:20]}
+    if line.get("type") in ("play", "flip") and isinstance(line.get("card"), str):
+        what["card"] = line["card"][:40]
+    elif line.get("type") == "reveal" and isinstance(line.get("cards"), list):
+        what["cards"] = len(line["cards"])
+    return what
 
 
 @bp.get("/api/host/seats")

@@ -425,3 +425,16 @@ def test_the_new_game_form_starts_from_the_tables_options(browser, table):
     referee.submit({"type": "deal", "dealer": "Ann"}, source="host")
     expect(host.locator("#hostturn")).not_to_be_empty()
     expect(host.locator("input[name=target]")).to_have_value("200")
+
+
+def test_the_refused_list_names_the_card_or_the_hand(browser, table):
+    url, referee, _ = table
+    _hand_on(referee)
+    referee.submit({"type": "play", "card": "wild_draw_four"}, source="camera")  # Bob's; no colour yet
+    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8"]}, source="camera")  # refused
+    referee.submit({"type": "flip", "card": "yellow_3"}, source="camera")  # refused
+    host = _host(browser, url)
+    items = host.locator("#refused li")
+    expect(items.first).to_contain_text("yellow 3: ")
+    expect(items.nth(1)).to_contain_text(t("host.refused_hand", "en", {"n": 2}) + ": ")
+    host.context.close()

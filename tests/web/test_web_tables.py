@@ -69,7 +69,7 @@ def test_phones_only_a_hand_from_flip_to_points(tmp_path):
     state = app.test_client().get("/api/state").get_json()
     assert [n for n in state["notices"] if n["kind"] == "rejected"] == []
     refused = host.get("/api/host/refused").get_json()["refused"]
-    assert refused[-1]["say"]["k"] == "err.draw_first"
+    assert refused[-1]["say"]["k"] == "err.draw_first" and refused[-1]["what"] == {"type": "pass"}
     assert seat["Ann"].get("/api/host/refused").status_code == 403
     # The host undoes the card entered for Bob: it is Bob's turn again.
     assert host.post("/api/host/undo", json={}).status_code == 200
@@ -410,3 +410,17 @@ def test_points_after_a_last_wild_draw_colour_are_not_capped_by_uncounted_cards(
     assert seat["Bob"].post("/api/seat", json={"player": "Bob"}).status_code == 200
     assert seat["Bob"].post("/api/act", json={"action": "points", "points": 140}).status_code == 200
     assert referee.state["history"][0]["points"]["Ann"] == 140
+
+
+def test_the_host_sees_which_card_or_hand_was_refused(tmp_path):
+    # the list gave only the reason and the player on turn: a refused camera card or hand could
+    # not be entered again, and a hand shown was credited to whoever was on turn
+    app, referee, host, seat = _table(tmp_path, "camera")
+    referee.submit({"type": "flip", "card": "red_5"}, source="camera")
+    referee.submit({"type": "play", "card": "wild_draw_four"}, source="camera")  # its colour not yet named
+    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8"]}, source="camera")
+    refused = host.get("/api/host/refused").get_json()["refused"]
+    assert [r["what"] for r in refused] == [{"type": "reveal", "cards": 2}]
+    referee.submit({"type": "play", "card": "yellow_3"}, source="host")
+    assert host.get("/api/host/refused").get_json()["refused"][-1]["what"] == {"type": "play", "card": "yellow_3"}
+

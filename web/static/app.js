@@ -626,7 +626,9 @@ function renderHost() {
     fillSelect("corrnum", (d.lines || []).filter(l => l.in_effect && ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
   }).catch(() => { });
   fetch("/api/host/refused").then(r => r.json()).then(d => {
-    const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", said(n.say) || n.message, "k-rejected")));
+    // what was refused (a card, a hand shown), then why: the host can enter it again once it fits
+    const what = (w) => !w ? "" : w.card ? cardName(w.card) + ": " : w.cards !== undefined ? t("host.refused_hand", { n: w.cards }) + ": " : "";
+    const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", what(n.what) + (said(n.say) || n.message), "k-rejected")));
   }).catch(() => { });
 }
 // Seat order: a draft of the players' order, moved with the arrows or by dragging a name, saved
