@@ -76,6 +76,20 @@ def save_zones() -> Any:
         zones = Zones.from_dict(parse_object(request.get_data(cache=True)))
     except (BodyError, CompanionError) as exc:
         return jsonify(error=cap(str(exc)), say=_zone_say(str(exc))), 400
+    frame = _frame()
+    if frame is not None:
+        # The page draws on the camera's picture at its own size: zones of another shape, or
+        # boxes that shrink under 4 pixels on the camera's frames, would leave the camera blind
+        # while it says "ok" (a stale page, a script sending a made-up frame size)
+        h, w = frame.shape[:2]
+        fw, fh = zones.frame
+        if abs(fw * h - fh * w) > 0.02 * fw * h:
+            return refuse(400, f"the zones were drawn on a {fw}x{fh} picture, not the camera's shape ({w}x{h}): "
+                               "reload the page and drag the corners again", "err.zones_frame")
+        try:
+            Zones.from_dict(zones.scaled_to(w, h).to_dict())
+        except CompanionError as exc:
+            return jsonify(error=cap(str(exc)), say=_zone_say(str(exc))), 400
     if zones.overlap("discard", "reveal") > 0:
         # a card laid on the pile inside the reveal area would count as played and as shown
         return refuse(400, "the discard pile and the reveal area overlap: move them apart", "err.zones_overlap")

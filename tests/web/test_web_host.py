@@ -199,6 +199,11 @@ def test_zones_from_the_editor_are_saved(referee, tmp_path):
     ({"frame": [640, 480], "discard": _rect(200, 60, 420, 300), "reveal": _rect(100, 330, 102, 470)}, "err.zone_small"),
     ({"frame": [640, 480], "discard": _rect(200, 60, 420, 300), "reveal": _rect(100, 250, 620, 470)}, "err.zones_overlap"),
     ({"frame": [640, 480], "discard": "here"}, "err.zones_bad"),
+    # the same zones on a made-up 100-times frame: 2-pixel boxes on the camera's picture, saved,
+    # and the camera blind while it said "ok"
+    ({"frame": [64000, 48000], "discard": _rect(200, 60, 420, 300), "reveal": _rect(100, 330, 620, 470)},
+     "err.zone_small"),
+    ({"frame": [640, 640], "discard": _rect(200, 60, 420, 300)}, "err.zones_frame"),  # another shape
 ])
 def test_bad_zones_are_refused_with_one_line(referee, tmp_path, body, key):
     app, host = _camera(referee, tmp_path)
