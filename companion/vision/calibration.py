@@ -174,7 +174,13 @@ def fit(inks: Sequence[np.ndarray], reads: np.ndarray, source: str = "set-up") -
     if not in_hue_order(named):
         # A camera or a light moves every hue, but keeps them in their turn around the colour
         # wheel (red, yellow, green, blue); groups out of that turn were measured off something
-        # else in a card's box (fingers in warm light, a saturated table), not its ink.
+        # else in a card's box (fingers in warm light, a saturated table), not its ink. Or a
+        # colour is missing (a loser's hand left in the area: no red), and one colour made two
+        # groups: then the reader names no card of it, which is the advice to give.
+        missing = [c for k, c in enumerate(COLOUR_CLASSES) if not (reads.argmax(axis=1) == k).any()]
+        if missing:
+            raise CalibrationError(f"no four distinct colours found: no {' or '.join(missing)} card among the "
+                                   f"{len(points)} seen; lay one red, one yellow, one green and one blue card")
         raise CalibrationError("no four distinct colours found: the colours came out of their order "
                                "(red, yellow, green, blue), so something else in a card's picture was "
                                "measured (fingers, a coloured table): lay the four cards flat and apart "

@@ -291,3 +291,13 @@ def test_eval_photos_calibrate_reads_a_cast_camera_as_a_set_up_table_would(tmp_p
     assert "colours calibrated from 1 photo\n" in capsys.readouterr().out + "\n"
     assert cli_main(["eval-photos", str(tree), "--calibrate", str(tmp_path / "nope.jpg")]) == 2
     assert "nope.jpg: no such file" in capsys.readouterr().err
+
+
+def test_a_colour_missing_from_the_set_up_is_named():
+    # a loser's hand left in the reveal area (green, yellow, blues, no red): the advice was
+    # "something else in a card's picture was measured (fingers, a coloured table)"
+    hand = {"yellow": LAB["yellow"], "green": LAB["green"], "blue": LAB["blue"], "green2": (60.0, -30.0, 50.0)}
+    points, _ = _inks(hand)
+    reads = np.array([np.eye(4)[k] * 0.7 + 0.075 for k in (1, 1, 2, 2, 3, 3, 2, 2)])  # read right: no red
+    with pytest.raises(CalibrationError, match="no red card among the 8 seen; lay one red, one yellow"):
+        fit(points, reads)
