@@ -196,6 +196,12 @@ def test_the_host_page_says_when_the_camera_is_lost(browser, tmp_path):
         expect(host.locator("#nosnaptext")).to_have_text(t("err.camera_lost", "it", {"reason": "cannot open camera 5"}))
         # and at the top of the page, where the host looks during play
         expect(host.locator("#camline")).to_have_text(t("err.camera_lost", "it", {"reason": "cannot open camera 5"}))
+    # a video's file gone (`run --video`): the file, not a cable
+    gone = "video file 'table.mp4' does not exist"
+    lost = SourceStatus("lost", 0.0, 0.0, gone)
+    with served(tmp_path, dict(config, CAMERA_STATUS=lambda: lost)) as (url, _):
+        host = _host(browser, url, "en")
+        expect(host.locator("#camline")).to_have_text(t("err.video_lost", "en", {"reason": gone}))
 
 
 def test_the_host_page_says_a_grey_picture_and_a_hidden_pile_while_they_last(browser, tmp_path):

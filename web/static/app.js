@@ -1024,14 +1024,16 @@ function showSnap(ok) {
   $("zonesed").hidden = !ok; $("nosnap").hidden = ok;
   if (ok) fetch("/api/host/zones").then(r => r.json()).then(z => { zSaved = z; resetZones(); }).catch(() => { });
   // no picture: say why when the camera is lost (cannot be opened, stopped sending)
-  else fetch("/api/host/camera").then(r => r.json()).then(c => { $("nosnaptext").textContent = c.state === "lost" ? t("err.camera_lost", { reason: c.message }) : t("err.no_snapshot"); }).catch(() => { });
+  else fetch("/api/host/camera").then(r => r.json()).then(c => { $("nosnaptext").textContent = c.state === "lost" ? lostWords(c) : t("err.no_snapshot"); }).catch(() => { });
 }
+// a camera lost: its cable; a video (`run --video`) lost: its file, not a cable
+const lostWords = (c) => t(/^video file /.test(c.message || "") ? "err.video_lost" : "err.camera_lost", { reason: c.message });
 // The camera's troubles, said at the top of the host page, where the host looks during play:
 // lost, the pile hidden long (nothing laid is seen), a grey picture (cards not named).
 function cameraLine() {
   fetch("/api/host/camera").then(r => r.json()).then(c => {
     const w = c.warnings || {}, lines = [];
-    if (c.state === "lost") lines.push(t("err.camera_lost", { reason: c.message }));
+    if (c.state === "lost") lines.push(lostWords(c));
     if (w.pile_hidden) lines.push(t("camera.pile_hidden", w.pile_hidden));
     if (w.colourless) lines.push(t("camera.colourless"));
     if (w.beside) lines.push(t("camera.beside", w.beside));
