@@ -197,6 +197,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^the draw pile is empty$", "err.no_cards_left", ()),
         (r"^the target is already chosen", "err.target_chosen", ()),
         (r"^jump-in", "err.jump_in", ()),
+        # the host's Fix a misread card: the lines as its list shows them (#N)
+        (rf"^event \d+ corrected to {_CARD} would make event (\d+) illegal$", "err.correct_illegal", ("card", "n")),
+        (rf"^event \d+ corrected to {_CARD} would reject event (\d+) ", "err.correct_rejects", ("card", "n")),
         (r"^several cards in one play need the multiple_play option$", "err.multiple_off", ()),
         (r"^multiple play lays cards of one number", "err.multiple_number", ()),
         (r"^player names must be different$", "err.players_list", ()),

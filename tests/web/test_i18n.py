@@ -316,3 +316,12 @@ def test_a_new_game_taken_back_is_said_so():
     say = notice_say({"event": 5, "kind": "undone", "player": None, "message": "event 0 undone: game"})
     assert t(say["k"], "en", say["a"]) == "Undone: the new game; the game before it is back"
     assert "{" not in t(say["k"], "it", say["a"])
+
+
+def test_a_correction_the_game_cannot_take_is_said_in_the_pages_words():
+    # it came as err.generic, English on an Italian page, with "event N" for the list's "#N"
+    say = error_say("event 4 corrected to blue_9 would make event 5 illegal")
+    assert say == {"k": "err.correct_illegal", "a": {"card": "blue_9", "n": 5}}
+    assert t(say["k"], "en", say["a"]).startswith("With blue 9 there, card #5 would become a wrong card")
+    say = error_say("event 4 corrected to blue_9 would reject event 6 (not now: waiting for a colour to be named)")
+    assert say["k"] == "err.correct_rejects" and "{" not in t(say["k"], "it", say["a"])
