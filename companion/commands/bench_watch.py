@@ -31,7 +31,8 @@ _TIMING = ("t", "t_land", "t_clear", "box", "boxes")  # a truth line's video fie
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--videos", type=int, default=4, help="videos to generate (default 4)")
-    parser.add_argument("--plays", type=int, default=55, help="cards laid per video, at least (default 55)")
+    parser.add_argument("--plays", type=int, default=55, help="cards laid per video, at least: the hand under way is played out, so a "
+                             "video may lay several times as many (default 55)")
     parser.add_argument("--seed", type=int, default=100, help="first seed (default 100)")
     parser.add_argument("--detector", choices=("truth", "yolo"), help="recognizer (default truth; yolo with --real)")
     parser.add_argument("--keep", metavar="DIR",
