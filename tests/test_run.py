@@ -1012,13 +1012,23 @@ def test_run_host_page_zones_reach_the_watcher(tmp_path):
             return {"colourless": {}}
 
     vision = Vision()
-    app = make_app(Referee(EventStore(tmp_path / "g.db")), config, "1234", vision)
+    referee = Referee(EventStore(tmp_path / "g.db"))
+    app = make_app(referee, config, "1234", vision)
     client = app.test_client()
     token = re.search(r'name="csrf" content="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
     client.environ_base["HTTP_X_CSRF_TOKEN"] = token
     assert client.post("/api/host/login", json={"pin": "1234"}).status_code == 200
     assert client.get("/host/snapshot.jpg").status_code == 200
     assert client.get("/api/host/camera").get_json()["warnings"] == {"colourless": {}}  # said on the host page
+    # and a hand shown after the host's verdict that says otherwise (Referee.disputed)
+    for event, source in (({"type": "game", "players": ["Ann", "Bob"]}, "host"), ({"type": "deal", "dealer": "Bob"}, "host"),
+                          ({"type": "flip", "card": "red_5"}, "camera"),
+                          ({"type": "play", "card": "wild_draw_four", "color": "blue"}, "camera"),
+                          ({"type": "challenge"}, "phone"), ({"type": "verdict", "guilty": False}, "host"),
+                          ({"type": "reveal", "cards": ["red_9", "blue_8"]}, "camera")):
+        referee.submit(event, source=source)
+    assert client.get("/api/host/camera").get_json()["warnings"] == {
+        "colourless": {}, "disputed": {"player": "Ann", "guilty": True}}
     zones = client.get("/api/host/zones").get_json()
     zones["discard"] = [[100, 100], [300, 100], [300, 300], [100, 300]]
     assert client.post("/api/host/zones", json=zones).status_code == 200

@@ -356,7 +356,14 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
                       "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
         # the host page says a lost camera, a pile hidden long and a grey picture
-        settings.update(CAMERA_STATUS=lambda: vision.source_status, CAMERA_WARNINGS=vision.warnings)
+        def warnings() -> dict:  # and a hand shown after the verdict that says otherwise
+            out = vision.warnings()
+            disputed = referee.disputed
+            if disputed:
+                out["disputed"] = {"player": disputed["player"], "guilty": disputed["guilty"]}
+            return out
+
+        settings.update(CAMERA_STATUS=lambda: vision.source_status, CAMERA_WARNINGS=warnings)
         settings.update(SNAPSHOT=lambda: vision.latest, ZONES_PATH=str(zones_file(config)),
                         ZONES_SAVED=vision.reload_zones)
         detector = getattr(vision, "detector", None)

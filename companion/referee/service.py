@@ -218,6 +218,7 @@ class Referee:
         # Cards the camera saw laid while the table waited for a wild's colour, a target or a
         # challenge's evidence (said aloud, tapped late): refused then, played once it comes
         self._held: list[dict] = []
+        self._disputed: dict | None = None  # `disputed`
 
     # -- events in -----------------------------------------------------------------------
 
@@ -308,7 +309,49 @@ class Referee:
                     log.warning("camera: %s", notice.get("message"))
             self._notify(notices)
             self._hold_or_play(event, source, accepted, waited)
+            self._follow_dispute(event, source, accepted)
             return _copy(notices)
+
+    @property
+    def disputed(self) -> dict | None:
+        """A hand the camera saw shown after the host's verdict, that says otherwise: {"player":
+        the challenged player, "guilty": what the hand says}; None when there is none. The
+        verdict stands (the hand may be part of one); the host hears it, and Undo takes the
+        verdict back. Gone once the verdict is undone or the next hand is dealt."""
+        with self._lock:
+            return dict(self._disputed) if self._disputed else None
+
+    def _follow_dispute(self, event: Any, source: str, accepted: bool) -> None:
+        if not isinstance(event, dict):
+            return
+        if accepted:
+            if self._disputed and (event.get("type") in ("deal", "game")
+                                   or self._disputed["event"] not in self._table.in_effect):
+                self._disputed = None
+            return
+        if source != "camera" or event.get("type") != "reveal" or not self._table.in_effect:
+            return
+        last = self._table.in_effect[-1]
+        verdict = self._table.events[last]
+        if isinstance(verdict, str):
+            try:
+                verdict = json.loads(verdict)
+            except (ValueError, RecursionError):
+                return
+        if not isinstance(verdict, dict) or verdict.get("type") != "verdict":
+            return
+        judged = replay(self._table.events[:last])  # the table as the verdict found it: evidence awaited
+        if judged.waiting_for != "evidence":
+            return
+        player = judged.state["turn"]
+        kinds = {n.get("kind") for n in judged.push(event)}
+        if not kinds & {"challenge_upheld", "challenge_failed"}:
+            return
+        shown = "challenge_upheld" in kinds
+        if shown != bool(verdict.get("guilty")):
+            self._disputed = {"player": player, "guilty": shown, "event": last}
+            log.warning("camera: %s's hand, shown after the verdict, says %s: if it is the whole hand, "
+                        "Undo takes the verdict back", player, "guilty" if shown else "innocent")
 
     def _hold_or_play(self, event: Any, source: str, accepted: bool, waited: str | None) -> None:
         """A card the camera saw laid while the table waited for a wild's colour, its target or

@@ -624,3 +624,21 @@ def test_cards_held_for_a_colour_are_dropped_when_the_wild_is_taken_back(store: 
     referee.submit({"type": "play", "card": "red_7"}, source="camera")
     state = referee.state
     assert state["top"] == "red_7" and state["turn"] == "Bob"  # no yellow 7 played after it
+
+
+def test_a_hand_shown_after_the_verdict_that_says_otherwise_is_said_to_the_host(store: EventStore) -> None:
+    # The host tapped Guilty as Ann's hand was still on its way to the reveal area; the camera's
+    # reveal was then refused with no word, though it held no red: Ann drew 4 for nothing.
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"]}, {"type": "deal", "dealer": "Cid"},
+                          {"type": "flip", "card": "red_5"}])
+    referee.submit({"type": "play", "card": "wild_draw_four", "color": "blue"}, source="camera")
+    referee.submit({"type": "challenge"}, source="phone")
+    referee.submit({"type": "verdict", "guilty": True}, source="host")
+    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8", "yellow_2"]}, source="camera")
+    assert referee.disputed == {"player": "Ann", "guilty": False, "event": 5}
+    referee.submit({"type": "undo"}, source="host")  # the host takes the verdict back
+    assert referee.disputed is None and referee.state["waiting_for"] == "evidence"
+    referee.submit({"type": "verdict", "guilty": False}, source="host")
+    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8", "yellow_2"]}, source="camera")
+    assert referee.disputed is None  # the hand agrees with the verdict: nothing to say

@@ -209,7 +209,8 @@ def test_the_host_page_says_a_grey_picture_and_a_hidden_pile_while_they_last(bro
     # and now the host page does too, and stops saying it once the camera sees again
     from companion.vision.camera import SourceStatus
 
-    warnings = {"pile_hidden": {"s": 40}, "colourless": {}, "beside": {"card": "yellow_8"}}
+    warnings = {"pile_hidden": {"s": 40}, "colourless": {}, "beside": {"card": "yellow_8"},
+                "disputed": {"player": "Ann", "guilty": False}}  # a hand shown after the verdict
     config = {"HOST_PIN": PIN, "TABLE_MODE": "camera", "ZONES_PATH": str(tmp_path / "zones.json"),
               "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: SourceStatus("ok", 0.0, 0.0, ""),
               "CAMERA_WARNINGS": lambda: dict(warnings)}
@@ -217,7 +218,8 @@ def test_the_host_page_says_a_grey_picture_and_a_hidden_pile_while_they_last(bro
         host = _host(browser, url, "it")
         expect(host.locator("#camline")).to_have_text(
             t("camera.pile_hidden", "it", {"s": 40}) + " · " + t("camera.colourless", "it") + " · "
-            + t("camera.beside", "it", {"card": "yellow_8"}))
+            + t("camera.beside", "it", {"card": "yellow_8"}) + " · "
+            + t("camera.disputed_innocent", "it", {"player": "Ann"}))
         assert "8 giall" in host.locator("#camline").inner_text()  # the card in the page's words
         warnings.clear()  # the cup taken away, the light turned on, the card laid on the pile
         expect(host.locator("#camline")).to_be_hidden(timeout=12000)

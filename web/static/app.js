@@ -1037,6 +1037,7 @@ function cameraLine() {
     if (w.pile_hidden) lines.push(t("camera.pile_hidden", w.pile_hidden));
     if (w.colourless) lines.push(t("camera.colourless"));
     if (w.beside) lines.push(t("camera.beside", w.beside));
+    if (w.disputed) lines.push(t(w.disputed.guilty ? "camera.disputed_guilty" : "camera.disputed_innocent", w.disputed));
     $("camline").textContent = lines.join(" · "); $("camline").hidden = !lines.length;
   }).catch(() => { });
 }
