@@ -46,6 +46,8 @@ def _zone_say(message: str) -> dict:
         return {"k": "err.zone_outside", "a": {"zone": zone}}
     if zone and message.endswith("is too small"):
         return {"k": "err.zone_small", "a": {"zone": zone}}
+    if zone and "crosses itself" in message:
+        return {"k": "err.zone_crossed", "a": {"zone": zone}}
     return {"k": "err.zones_bad", "a": {}}
 
 

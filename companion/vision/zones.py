@@ -194,7 +194,25 @@ def _parse_polygon(name: str, raw: object, width: int, height: int, required: bo
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     if max(xs) - min(xs) < 4 or max(ys) - min(ys) < 4:
         raise ConfigError(f"zones: {name!r} is too small")
+    if _crosses_itself(pts):  # a corner dragged past another: a bow tie, whose inside is not the zone meant
+        raise ConfigError(f"zones: {name!r} crosses itself: drag its corners back round its edge")
     return pts
+
+
+def _crosses_itself(pts: list[Point]) -> bool:
+    """Whether two edges of the closed polygon that do not share a corner cross."""
+    def side(a: Point, b: Point, c: Point) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    edges = [(pts[i], pts[(i + 1) % len(pts)]) for i in range(len(pts))]
+    for i, (a, b) in enumerate(edges):
+        for j in range(i + 2, len(edges)):
+            if i == 0 and j == len(edges) - 1:
+                continue  # the first and last edges share the first corner
+            c, d = edges[j]
+            if side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0:
+                return True
+    return False
 
 
 def find_zones(frames: Iterable[np.ndarray], base: Zones | None = None, card_height: float | None = None) -> Zones:

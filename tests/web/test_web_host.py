@@ -204,6 +204,7 @@ def test_zones_from_the_editor_are_saved(referee, tmp_path):
     ({"frame": [64000, 48000], "discard": _rect(200, 60, 420, 300), "reveal": _rect(100, 330, 620, 470)},
      "err.zone_small"),
     ({"frame": [640, 640], "discard": _rect(200, 60, 420, 300)}, "err.zones_frame"),  # another shape
+    ({"frame": [640, 480], "discard": [[200, 60], [420, 300], [420, 60], [200, 300]]}, "err.zone_crossed"),  # a bow tie
 ])
 def test_bad_zones_are_refused_with_one_line(referee, tmp_path, body, key):
     app, host = _camera(referee, tmp_path)
