@@ -185,9 +185,9 @@ class ClaimError(CompanionError, ValueError):
         self.key, self.args_ = key, args
 
 
-
 # What the table waits for while the camera's cards are held (`Referee._hold_or_play`)
 _HOLD_WHILE = {"color": "wild's colour", "target": "wild's or seven's target", "evidence": "challenge judged"}
+
 
 class Referee:
     """Thread-safe referee: submit events from any thread, read `state`, subscribe to changes.
