@@ -701,6 +701,19 @@ def test_the_page_script_sends_a_request_id_with_every_post(app):
     assert '"X-Request-Id": id' in js and "getRandomValues" in js
 
 
+def test_the_page_script_is_served_without_its_comment_lines(app):
+    # a sixth of its bytes: the host page with the camera picture went over its 150 KB
+    from pathlib import Path
+
+    client = app.test_client()
+    resp = client.get("/static/app.js")
+    js, source = resp.get_data(as_text=True), (Path(app.static_folder) / "app.js").read_text(encoding="utf-8")
+    assert not [line for line in js.split("\n") if line.lstrip().startswith("//")]
+    assert len(js) < 0.9 * len(source) and "function toast(" in js and resp.mimetype == "text/javascript"
+    assert client.get("/static/app.js", headers={"If-None-Match": resp.headers["ETag"]}).status_code == 304
+    assert client.get("/static/app.css").status_code == 200  # the other files as Flask serves them
+
+
 def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
     ann = _seat(app, "Ann")
     store = game.store
