@@ -21,6 +21,7 @@ from dataclasses import fields
 from companion.errors import CompanionError
 from companion.referee.cards import DARK_COLORS, hint, parse_card, parse_color, points
 from companion.referee.service import ClaimError, RequestIdError
+from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import Rules, names_differ
@@ -674,10 +675,7 @@ def _refused_what(lines: list, index: object) -> dict:
     a hand shown held (never which: the phones may not see a hand, nor may the host's page)."""
     line = lines[index] if isinstance(index, int) and 0 <= index < len(lines) else None
     if isinstance(line, str):
-        try:
-            line = json.loads(line)
-        except (ValueError, RecursionError):
-            line = None
+        line = decode_line(line)
     if not isinstance(line, dict):
         return {"type": "?"}
     what: dict = {"type": str(line.get("type"))[:20]}

@@ -14,6 +14,7 @@ import time
 from typing import Any, Callable
 
 from companion.referee.cards import ALL_CARD_NAMES
+from companion.referee.store import decode_line
 from web.messages import notice_say
 
 # "wild" is also a word in the referee's prose ("an honest wild draw four"): not a card there.
@@ -26,10 +27,7 @@ def _from_reveal(events: list | None, index: object) -> bool:
         return True
     line = events[index]
     if isinstance(line, str):
-        try:
-            line = json.loads(line)
-        except (ValueError, RecursionError):
-            return False
+        line = decode_line(line)
     return isinstance(line, dict) and line.get("type") == "reveal"
 PUBLIC_KEYS = (
     "players", "dealer", "turn", "direction", "top", "color", "waiting_for", "hand_winner",

@@ -10,7 +10,7 @@ from typing import Any
 from companion.commands import add_store_arguments, store_path
 from companion.errors import CompanionError, InputFileError, UsageError
 from companion.referee.engine import replay
-from companion.referee.store import EventStore, read_jsonl
+from companion.referee.store import EventStore, decode_line, read_jsonl
 
 HELP = "import a JSON Lines table log into the store"
 
@@ -49,10 +49,7 @@ def _games(lines: list, table: Any) -> list[list]:
 
 
 def _type(line: str) -> object:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+    value = decode_line(line)
     return value.get("type") if isinstance(value, dict) else None
 
 

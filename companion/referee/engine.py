@@ -709,9 +709,13 @@ class Table:
         o = self._swap_target
         self._swap_target = None
         assert o is not None
+        self._swap(t, o)
+        self._advance(t)
+
+    def _swap(self, t: int, o: int) -> None:
+        """`t` and `o` swap hands (wild swap hands, seven_zero's 7), and the table hears it."""
         self._cards[t], self._cards[o] = self._cards[o], self._cards[t]
         self._note("hands_swapped", t, f"{self._names[t]} swaps hands with {self._names[o]}")
-        self._advance(t)
 
     def _play_seven(self, actor: int, card: str) -> None:
         """seven_zero's 7: the player names whom to swap hands with (`target`)."""
@@ -1392,8 +1396,7 @@ class Table:
         t = self._turn
         if self._await == "seven":
             self._await = None
-            self._cards[t], self._cards[p] = self._cards[p], self._cards[t]
-            self._note("hands_swapped", t, f"{self._names[t]} swaps hands with {self._names[p]}")
+            self._swap(t, p)
             self._advance(t)
             return
         self._swap_target = p

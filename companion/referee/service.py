@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 from companion.referee.engine import Table, replay
 from companion.errors import CompanionError
-from companion.referee.store import EventStore, StoreError, new_game_id
+from companion.referee.store import EventStore, StoreError, decode_line, new_game_id
 
 __all__ = ["Referee", "BadEventError", "RequestIdError", "StoreError", "Subscriber", "LAY", "ILLEGAL_PLAY_RATE", "READING_SHARPNESS",
            "kind_of_lay", "lay_names", "line_of_lay", "weigh"]
@@ -258,12 +258,7 @@ class Referee:
         if isinstance(event, str):
             # Raw text (a log line): an object is refereed as such; anything else is stored
             # as it came and the engine rejects it with its reason.
-            try:
-                parsed = json.loads(event)
-            except (ValueError, RecursionError):
-                parsed = None
-            if isinstance(parsed, dict):
-                event = parsed
+            event = decode_line(event)
         elif isinstance(event, dict):
             try:
                 json.dumps(event)
@@ -334,10 +329,7 @@ class Referee:
         last = self._table.in_effect[-1]
         verdict = self._table.events[last]
         if isinstance(verdict, str):
-            try:
-                verdict = json.loads(verdict)
-            except (ValueError, RecursionError):
-                return
+            verdict = decode_line(verdict)
         if not isinstance(verdict, dict) or verdict.get("type") != "verdict":
             return
         judged = replay(self._table.events[:last])  # the table as the verdict found it: evidence awaited
