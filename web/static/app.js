@@ -211,7 +211,7 @@ function renderCommon() {
   document.body.dataset.side = S.side || "";
   if ($("side")) { $("side").textContent = S.side ? t("side." + S.side) : ""; $("side").hidden = !S.side; }
   // not the last hand's; nor the other side's colour once a last Flip has turned the cards
-  const colour = (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores") && (!S.colors || S.colors.includes(inForce())) ? inForce() : null;
+  const held = inForce(), colour = (IN_HAND.includes(S.waiting_for) || S.waiting_for === "scores") && (!S.colors || S.colors.includes(held)) ? held : null;
   if ($("color")) { $("color").textContent = colour ? t("tbl.colour", { color: colour }) : ""; $("color").className = "big c-" + (colour || "none"); }
   if ($("direction")) $("direction").textContent = S.top ? t(S.direction === "counterclockwise" ? "tbl.ccw" : "tbl.cw") : "";
   if ($("turn")) $("turn").textContent = phaseText();
