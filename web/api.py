@@ -24,7 +24,8 @@ from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
-from companion.referee.rules import Rules, names_differ
+from companion.referee.rules import Rules, names_differ, parse_rules
+from companion.referee.scoring import fix_refused
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
 from web.security import SEAT_COOKIE, client_id, host_required, is_host, pin_ok
@@ -591,8 +592,6 @@ def host_points() -> Any:
 def _deck_points(state: dict) -> list[int]:
     """What each card of this game's deck scores, cheapest first (the last: the most one card
     scores; the sum: the whole deck)."""
-    from companion.referee.rules import parse_rules
-
     rules = parse_rules(state.get("rules") or {})
     return sorted(v for c, k in rules.deck_counts.items() for v in [points(c, rules.deck)] * k)
 
@@ -614,8 +613,12 @@ def host_score_fix() -> Any:
     most = 2 * sum(_deck_points(state))
     if points > most:
         raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
-    if hand not in [h.get("hand") for h in state.get("history") or []]:
+    done = {h.get("hand"): h for h in state.get("history") or []}
+    if hand not in done:
         raise BadRequest(f"no finished hand {hand} to fix", "err.no_hand_fix", hand=hand)
+    refused = fix_refused(parse_rules(state.get("rules") or {}), hand, done[hand].get("winner"), player)
+    if refused:  # a loser's points in a winner-takes game (the engine's rule, said before storing)
+        raise BadRequest(refused)
     return _submit({"type": "score_fix", "hand": hand, "player": player, "points": points}, "host")
 
 
@@ -738,8 +741,6 @@ def host_reveal() -> Any:
     if not isinstance(names, list) or len(names) > 120:
         raise BadRequest("cards must be a list of card names (at most 120)", "err.pick_card")
     cards = [_card(n) for n in names]
-    from companion.referee.rules import parse_rules
-
     rules = parse_rules(state.get("rules") or {})
     outside = next((c for c in cards if c not in rules.deck_counts), None)
     if outside is not None:  # checked here too: a typed hand is all or nothing, and not stored refused

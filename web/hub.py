@@ -36,7 +36,7 @@ PUBLIC_KEYS = (
     # themed decks: UNO Flip's side in play and its colours, who flipped, a discard two's
     # second card, a draw until a colour owed; league night: the finished game's placings;
     # who may leave an illegal card standing; whose points a finished hand still awaits
-    "side", "colors", "turned_by", "second_card", "draw_until", "placings", "stands_for", "points_due",
+    "side", "colors", "turned_by", "second_card", "draw_until", "placings", "places", "stands_for", "points_due",
     "color_under", "jump_card",
 )
 

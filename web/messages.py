@@ -152,6 +152,16 @@ def notice_say(notice: dict) -> Say:
         if m:
             return {"k": "notice.game_won" if m.group(2) == "wins" else "notice.game_won_team",
                     "a": {"player": m.group(1), "n": int(m.group(3))}}
+        m = re.match(r"^(.+) share the win with (-?\d+) points$", message)
+        if m:
+            return {"k": "notice.game_shared", "a": {"player": " · ".join(m.group(1).split(" and ")), "n": int(m.group(2))}}
+    if kind == "tie_break":  # what parted two sides level on points
+        m = re.match(rf"^{_NAME} and {_NAME} are level on (-?\d+) points: first place to .+?, (.+)$", message)
+        if m:
+            how = m.group(4)
+            key = ("notice.tie_hands" if "hands won" in how else "notice.tie_cards" if "cards left" in how
+                   else "notice.tie_draw")
+            return {"k": key, "a": {"player": m.group(1), "other": m.group(2), "n": int(m.group(3))}}
     found = _NOTICES.get(kind)
     if found is not None:
         pattern, key, names = found
@@ -239,6 +249,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^correcting event (\d+) to {_CARD} would (?:reject|make) event (\d+)", "err.correct_breaks", ("n", "card", "later")),
         (r'^"points" must be a whole number', "err.bad_points", ()),
         (r"^no finished hand (\d+) to fix", "err.no_hand_fix", ("hand",)),
+        (r"^only (.+?) scores hand (\d+) \(the winner takes the points\): to correct (.+?)'s count",
+         "err.fix_loser", ("winner", "hand", "player")),
+        (r"^(.+?) went out in hand (\d+): an empty hand scores nothing", "err.fix_empty", ("winner", "hand")),
         # colour calibration on the host page (companion/vision/calibration.py)
         (r"^no four distinct colours found: (\d+) coloured card", "err.calibrate_four", ("n",)),
         (r"^no four distinct colours found: two of the cards look the same colour", "err.calibrate_same", ()),

@@ -17,7 +17,7 @@ from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOL
 from companion.referee.effects import EFFECTS, Effect, all_effects, effects_for
 from companion.errors import CompanionError
 from companion.referee.rules import Rules, check_players, parse_rules
-from companion.referee.scoring import game_winner, hand_gains, placings
+from companion.referee.scoring import fix_refused, game_winner, hand_gains, places, placings, tie_break
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
 INFO: dict[str, tuple[str | None, str]] = {
@@ -277,6 +277,9 @@ class Table:
             "draw_until": None if self._until is None else
             {"player": names[self._until[0]], "color": self._until[1]},
             "placings": [names[i] for i in self.placings()] if self._phase == "game_over" else [],
+            # each one's place, as `placings` orders them: players (partners, teams) level on
+            # points and every tie-break share one (1, 2, 2, 4), the league's points too
+            "places": self._places_in_order() if self._phase == "game_over" else [],
             "stands_for": name(self._stands_for()),
             # the colour still in force under an illegal card waiting to be taken back (`color`
             # is the top card's, the wrong one's): what the table must go on showing
@@ -298,6 +301,17 @@ class Table:
             return [i for k in order for i in self._members(k)]
         return placings(self._rules, self._scores, self._hands_won, self._end_cards,
                         self._last_draw)
+
+    def _places_in_order(self) -> list[int]:
+        place = self.places()
+        return [place[i] for i in self.placings()]
+
+    def places(self) -> list[int]:
+        """Each seat's place, 1 for the first; level players (teams) share one."""
+        if self._team is not None:
+            team = places(self._rules, *self._team_totals())
+            return [team[self._team[i]] for i in range(self._n)]
+        return places(self._rules, self._scores, self._hands_won, self._end_cards, self._last_draw)
 
     def _teams_state(self) -> list[dict]:
         if self._team is None:
@@ -1767,12 +1781,27 @@ class Table:
             return
         self._game_winner = w
         self._phase = "game_over"
-        if self._team is not None:
-            k = self._team[w]
-            self._note("game_won", w, f"{self._team_name(k)} win the game with "
-                       f"{self._team_totals()[0][k]} points")
+        if self._team is not None:  # the teams' totals place them: a side is a team
+            totals = self._team_totals()
+            sides = [self._team_name(k) for k in range(2)]
+        else:
+            totals = (self._scores, self._hands_won, self._end_cards, self._last_draw)
+            sides = list(self._names)
+        order = placings(self._rules, *totals)
+        first, n = sides[order[0]], totals[0][order[0]]
+        why = tie_break(self._rules, *totals)
+        if why == "shared":  # level on everything the rulebook breaks ties by
+            level = [sides[i] for i, place in enumerate(places(self._rules, *totals)) if place == 1]
+            self._note("game_won", w, f"{' and '.join(level)} share the win with {n} points")
             return
-        self._note("game_won", w, f"{self._names[w]} wins the game with {self._scores[w]} points")
+        self._note("game_won", w, f"{first} {'win' if self._team is not None else 'wins'} "
+                                  f"the game with {n} points")
+        if why is not None:  # level on points: the table is told what parted them
+            other = sides[order[1]]
+            self._note("tie_break", w, f"{first} and {other} are level on {n} points: first place to "
+                       f"{first}, " + {"hands_won": "more hands won",
+                                       "end_cards": "fewer cards left in the last hand",
+                                       "last_draw": f"{other} drew last"}[why])
 
     def _outcome(self) -> int | None:
         if self._team is not None:  # the teams' totals decide; the first partner names it
@@ -1835,10 +1864,13 @@ class Table:
             raise _Reject(f"no finished hand {ev.get('hand')!r} to fix")
         p = self._player(ev)
         pts = _points(ev)
+        entry = hands[hand]
+        refused = fix_refused(self._rules, hand, entry["winner"], self._names[p])  # type: ignore[index]
+        if refused:
+            raise _Reject(refused)
         if dry:
             return
         assert p is not None
-        entry = hands[hand]
         entry["points"] = dict(entry["points"], **{self._names[p]: pts})
         self._total()
         was_over = self._phase == "game_over"

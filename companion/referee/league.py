@@ -49,11 +49,14 @@ def game_result(state: Mapping[str, Any]) -> dict[str, Any] | None:
                               "winner": state.get("game_winner")}
     if (state.get("rules") or {}).get("scoring") == "lowest_wins":
         result["lowest_wins"] = True  # its points count against a player, in the tie-break too
+    shared = state.get("places") or []
+    if len(shared) == len(result["placings"]) and len(set(shared)) < len(shared):
+        # players level on points and every tie-break (partners with their team) share a place,
+        # its victory points and, at the top, the win: not the seat order the placings fall back on
+        result["places"] = {n: place - 1 for n, place in zip(result["placings"], shared)}
+        result["winners"] = [n for n, place in zip(result["placings"], shared) if place == 1]
     teams = state.get("teams") or []
-    if teams:  # partners played as one: they share their team's place, win and points
-        order = sorted(teams, key=lambda tm: min(state["placings"].index(n) for n in tm["players"]))
-        result["places"] = {n: k for k, tm in enumerate(order) for n in tm["players"]}
-        result["winners"] = list(order[0]["players"])
+    if teams:  # partners played as one: they share their team's points
         result["scores"] = {n: tm["score"] for tm in teams for n in tm["players"]}
     return result
 

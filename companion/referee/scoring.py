@@ -24,6 +24,22 @@ def hand_gains(names: Sequence[str], winner: int, left: Mapping[int, int],
     return gains
 
 
+def fix_refused(rules: Rules, hand: int, winner: str, player: str) -> str | None:
+    """Why a finished hand's points cannot be set for `player` (None if they can): under
+    `winner_takes` only the hand's winner scores it, and under `lowest_wins` the winner's
+    empty hand scores nothing. A loser's miscounted cards change the winner's points.
+
+    >>> fix_refused(Rules(), 1, "Bob", "Cid")
+    "only Bob scores hand 1 (the winner takes the points): to correct Cid's count, fix Bob's points"
+    """
+    if rules.scoring == "winner_takes" and player != winner:
+        return (f"only {winner} scores hand {hand} (the winner takes the points): "
+                f"to correct {player}'s count, fix {winner}'s points")
+    if rules.scoring == "lowest_wins" and player == winner:
+        return f"{winner} went out in hand {hand}: an empty hand scores nothing (lowest wins)"
+    return None
+
+
 def game_winner(rules: Rules, hands_played: int, scores: Sequence[int],
                 hands_won: Sequence[int], end_cards: Sequence[int],
                 last_draw: Sequence[int]) -> int | None:
@@ -50,6 +66,46 @@ def placings(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
     >>> placings(Rules(), [120, 510, 300], [1, 3, 2], [4, 0, 6], [9, 8, 7])
     [1, 2, 0]
     """
+    key = _standing(rules, scores, hands_won, end_cards, last_draw)
+    return sorted(range(len(scores)), key=lambda i: (key(i), i))
+
+
+def places(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
+           end_cards: Sequence[int], last_draw: Sequence[int]) -> list[int]:
+    """Each seat's place, 1 for the first: players level on their points and on every
+    tie-break share a place (sports-table style, 1, 2, 2, 4). The rulebook orders them no
+    further, and the seat order `placings` falls back on must not decide league points.
+
+    >>> places(Rules(), [0, 80, 0, 0], [0, 1, 0, 0], [1, 0, 1, 1], [0, 0, 0, 0])
+    [2, 1, 2, 2]
+    """
+    key = _standing(rules, scores, hands_won, end_cards, last_draw)
+    order = placings(rules, scores, hands_won, end_cards, last_draw)
+    place = [0] * len(scores)
+    for k, i in enumerate(order):
+        place[i] = place[order[k - 1]] if k and key(i) == key(order[k - 1]) else k + 1
+    return place
+
+
+def tie_break(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
+              end_cards: Sequence[int], last_draw: Sequence[int]) -> str | None:
+    """What parted the first two seats of `placings` when they are level on points:
+    "hands_won", "end_cards" or "last_draw"; "shared" when nothing did; None when the
+    points did (or there is one seat)."""
+    order = placings(rules, scores, hands_won, end_cards, last_draw)
+    if len(order) < 2:
+        return None
+    a, b = order[:2]
+    for name, values in (("score", scores), ("hands_won", hands_won), ("end_cards", end_cards),
+                         ("last_draw", last_draw)):
+        if values[a] != values[b]:
+            return None if name == "score" else name
+    return "shared"
+
+
+def _standing(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
+              end_cards: Sequence[int], last_draw: Sequence[int]):  # type: ignore[no-untyped-def]
+    """A seat's sort key: the most points (`lowest_wins`: the fewest), more hands won, fewer
+    cards held at the end of the last hand, the earlier last draw (rules.md)."""
     sign = -1 if rules.scoring == "winner_takes" else 1
-    return sorted(range(len(scores)), key=lambda i: (sign * scores[i], -hands_won[i],
-                                                     end_cards[i], last_draw[i], i))
+    return lambda i: (sign * scores[i], -hands_won[i], end_cards[i], last_draw[i])

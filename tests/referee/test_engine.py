@@ -438,7 +438,36 @@ def test_engine_tie_break_the_player_who_did_not_draw_last():
     assert [p["hands_won"] for p in state["players"]] == [1, 1]
     assert [p["cards"] for p in state["players"]] == [0, 0]
     assert state["game_winner"] == "Bob"
-    assert kinds(table, since=11) == [("score_fixed", "Ann"), ("game_won", "Bob")]
+    assert kinds(table, since=11) == [("score_fixed", "Ann"), ("game_won", "Bob"), ("tie_break", "Bob")]
+    # the table is told what parted two players level on points, not just who won
+    assert table.state["notices"][-1]["message"] == \
+        "Bob and Ann are level on 5 points: first place to Bob, Ann drew last"
+
+
+def test_engine_a_win_on_more_hands_won_says_so():
+    # Ann 20 from one hand, Bob 20 from two: Bob is first, and the table is told why
+    log = ["flip red_5", "play red_6", "points Bob 10", "points Cid 10",
+           "deal", "flip red_5", "play red_6", "points Cid 5", "points Ann 5",
+           "deal", "flip red_5", "draw", "pass", "draw", "pass", "play red_6", "points Cid 5", "points Ann 5"]
+    table = play(log, {"hand_size": 1, "hands": 3}, players=["Ann", "Bob", "Cid"], opening=("deal Cid",))
+    state = table.state
+    assert state["game_winner"] == "Bob" and state["places"] == [1, 2, 3]
+    assert state["notices"][-1]["message"] == "Bob and Ann are level on 20 points: first place to Bob, more hands won"
+
+
+def test_engine_a_losers_points_are_not_fixed_where_the_winner_takes_them():
+    table = play(["flip red_5", "play red_1", "points Bob 18", "points Cid 62"],
+                 {"hand_size": 1}, players=["Ann", "Bob", "Cid"], opening=("deal Cid",))
+    assert [p["score"] for p in table.state["players"]] == [80, 0, 0]
+    said = table.push(line("score_fix 1 Cid 72"))
+    assert said[-1]["kind"] == "rejected" and said[-1]["message"].startswith("only Ann scores hand 1")
+    assert [p["score"] for p in table.state["players"]] == [80, 0, 0]
+    # lowest wins: the losers' own points are theirs to fix, the winner's empty hand is not
+    table = play(["flip red_5", "play red_1", "points Bob 18", "points Cid 62"],
+                 {"hand_size": 1, "scoring": "lowest_wins"}, players=["Ann", "Bob", "Cid"], opening=("deal Cid",))
+    assert table.push(line("score_fix 1 Ann 5"))[-1]["kind"] == "rejected"
+    table.push(line("score_fix 1 Cid 72"))
+    assert [p["score"] for p in table.state["players"]] == [0, 18, 72]
 
 
 # -------------------------------------------------------------------- dealer

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from companion.referee.rules import Rules
-from companion.referee.scoring import game_winner, hand_gains
+from companion.referee.scoring import game_winner, hand_gains, places, tie_break
 
 NAMES = ["Ann", "Bob", "Cid"]
 
@@ -33,3 +33,18 @@ def test_engine_scoring_hand_gains(scoring, expected):
 ])
 def test_engine_scoring_game_winner(rules, played, scores, won, cards, drew, winner):
     assert game_winner(rules, played, scores, won, cards, drew) == winner
+
+
+@pytest.mark.parametrize("scores, won, cards, drew, expected_places, why", [
+    ([90, 40, 0], [2, 1, 0], [0, 3, 3], [0, 5, 6], [1, 2, 3], None),          # points part them
+    ([90, 90, 0], [1, 2, 0], [0, 3, 3], [0, 0, 0], [2, 1, 3], "hands_won"),
+    ([90, 90, 0], [1, 1, 0], [2, 1, 3], [0, 0, 0], [2, 1, 3], "end_cards"),
+    ([90, 90, 0], [1, 1, 0], [1, 1, 3], [4, 2, 0], [2, 1, 3], "last_draw"),
+    ([90, 90, 0], [1, 1, 0], [1, 1, 3], [0, 0, 0], [1, 1, 3], "shared"),     # nothing parts them
+    ([90, 0, 0], [1, 0, 0], [0, 2, 2], [0, 3, 3], [1, 2, 2], None),           # level below the first
+])
+def test_level_players_share_a_place_and_the_first_two_say_what_parted_them(scores, won, cards, drew,
+                                                                             expected_places, why):
+    rules = Rules(hands=2)
+    assert places(rules, scores, won, cards, drew) == expected_places
+    assert tie_break(rules, scores, won, cards, drew) == why

@@ -74,7 +74,8 @@ def test_two_winner_preset_and_places_past_the_list_score_zero():
 def test_partners_share_their_teams_place_in_the_league():
     # Dee went out and team Bob & Dee won: both partners are first (and won the game), both
     # of the other team second, with their team's points; not Bob 1st and Dee 2nd.
-    state = {"waiting_for": "game_over", "placings": ["Bob", "Dee", "Ann", "Cid"], "game_winner": "Bob",
+    state = {"waiting_for": "game_over", "placings": ["Bob", "Dee", "Ann", "Cid"], "places": [1, 1, 2, 2],
+             "game_winner": "Bob",
              "players": [{"name": "Ann", "score": 0}, {"name": "Bob", "score": 0},
                          {"name": "Cid", "score": 0}, {"name": "Dee", "score": 520}],
              "teams": [{"name": "Ann & Cid", "players": ["Ann", "Cid"], "score": 40, "hands_won": 1},
@@ -91,6 +92,38 @@ def test_partners_share_their_teams_place_in_the_league():
 def test_bad_victory_points_are_one_line_errors(value, message):
     with pytest.raises(LeagueError, match=message):
         parse_victory_points(value)
+
+
+def _log(*events):
+    return [json.dumps(e) for e in events]
+
+
+def test_players_level_on_every_tie_break_share_the_place_and_its_victory_points():
+    # Bob goes out; Ann, Cid and Dee each hold one card worth 5, none drew, none won a hand:
+    # the rulebook's tie-breaks cannot part them, so their seats must not (6 / 2 / 0 before)
+    log = _log({"type": "game", "players": ["Ann", "Bob", "Cid", "Dee"], "rules": {"hand_size": 2, "target": 10}},
+               {"type": "deal", "dealer": "Ann"}, {"type": "flip", "card": "red_5"},
+               {"type": "uno", "player": "Bob"}, {"type": "play", "card": "red_6"},
+               {"type": "uno", "player": "Cid"}, {"type": "play", "card": "red_7"},
+               {"type": "uno", "player": "Dee"}, {"type": "play", "card": "red_8"},
+               {"type": "uno", "player": "Ann"}, {"type": "play", "card": "red_9"},
+               {"type": "play", "card": "red_1"},
+               {"type": "points", "player": "Cid", "points": 5}, {"type": "points", "player": "Dee", "points": 5},
+               {"type": "points", "player": "Ann", "points": 5})
+    state = replay(log).state
+    assert state["placings"][0] == "Bob" and state["places"] == [1, 2, 2, 2]
+    rows = {r["player"]: (r["rank"], r["victory_points"]) for r in standings([("g1", game_result(state))],
+                                                                              [12, 6, 2, 0])["table"]}
+    assert rows == {"Bob": (1, 12), "Ann": (2, 6), "Cid": (2, 6), "Dee": (2, 6)}
+
+
+def test_a_shared_first_place_shares_the_win():
+    state = {"waiting_for": "game_over", "placings": ["Ann", "Bob", "Cid"], "places": [1, 1, 3],
+             "game_winner": "Ann", "players": [{"name": "Ann", "score": 40}, {"name": "Bob", "score": 40},
+                                               {"name": "Cid", "score": 0}]}
+    table = standings([("g1", game_result(state))], [12, 6, 2])["table"]
+    assert {r["player"]: (r["victory_points"], r["games_won"]) for r in table} == \
+        {"Ann": (12, 1), "Bob": (12, 1), "Cid": (2, 0)}
 
 
 def test_engine_placings_follow_scoring_and_tie_breaks():

@@ -312,6 +312,28 @@ def test_a_team_winning_the_game_is_said_in_the_plural():
     assert t(say["k"], "it", say["a"]).startswith("Ann & Cat vincono la partita con 40 punti")
 
 
+@pytest.mark.parametrize("message, key, en", [
+    ("Bob and Ann are level on 20 points: first place to Bob, more hands won", "notice.tie_hands",
+     "Bob and Ann were level on 20 points: first place to Bob, with more hands won."),
+    ("Ann and Bob are level on 40 points: first place to Ann, fewer cards left in the last hand", "notice.tie_cards",
+     "Ann and Bob were level on 40 points: first place to Ann, with fewer cards left in the last hand."),
+    ("Bob and Ann are level on 5 points: first place to Bob, Ann drew last", "notice.tie_draw",
+     "Bob and Ann were level on 5 points: first place to Bob, as Ann drew last."),
+    ("Ann & Cat and Bob & Dan are level on 1 points: first place to Ann & Cat, more hands won", "notice.tie_hands",
+     "Ann & Cat and Bob & Dan were level on 1 point: first place to Ann & Cat, with more hands won."),
+])
+def test_a_win_on_a_tie_break_says_what_broke_the_tie(message, key, en):
+    say = notice_say({"event": 9, "kind": "tie_break", "player": None, "message": message})
+    assert say["k"] == key and t(key, "en", say["a"]) == en
+    assert "{" not in t(key, "it", say["a"]) and "primo posto a" in t(key, "it", say["a"])
+
+
+def test_a_shared_win_is_said_in_the_players_language():
+    say = notice_say({"event": 9, "kind": "game_won", "player": "Ann", "message": "Ann and Bob share the win with 40 points"})
+    assert say == {"k": "notice.game_shared", "a": {"player": "Ann · Bob", "n": 40}}
+    assert t(say["k"], "it", say["a"]).startswith("Ann · Bob si dividono la vittoria con 40 punti")
+
+
 def test_a_new_game_taken_back_is_said_so():
     say = notice_say({"event": 5, "kind": "undone", "player": None, "message": "event 0 undone: game"})
     assert t(say["k"], "en", say["a"]) == "Undone: the new game; the game before it is back"

@@ -289,6 +289,30 @@ def test_a_score_fix_the_game_cannot_take_is_a_400_and_nothing_is_stored(tmp_pat
     assert len(referee.events) == before and host.get("/api/host/refused").get_json() == {"refused": []}
 
 
+def test_a_losers_points_cannot_be_fixed_where_the_winner_takes_them(tmp_path):
+    # Cid lost hand 1 to Ann: his miscounted cards are Ann's points; a fix giving Cid points
+    # would rank him above players in a hand he lost
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "TABLE_MODE": "none"}, referee=referee)
+    host = _client(app)
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+    for event in ({"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"hand_size": 1, "target": 500}},
+                  {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_1"}, {"type": "points", "player": "Bob", "points": 18},
+                  {"type": "points", "player": "Cid", "points": 62}):
+        referee.submit(event, source="host")
+    before = len(referee.events)
+    resp = host.post("/api/host/score_fix", json={"hand": 1, "player": "Cid", "points": 72})
+    assert resp.status_code == 400
+    assert resp.get_json()["say"] == {"k": "err.fix_loser", "a": {"winner": "Ann", "hand": 1, "player": "Cid"}}
+    assert t("err.fix_loser", "it", resp.get_json()["say"]["a"]).startswith("Solo Ann segna punti nella mano 1")
+    assert len(referee.events) == before
+    assert {p["name"]: p["score"] for p in referee.state["players"]} == {"Ann": 80, "Bob": 0, "Cid": 0}
+    # the fix the message asks for: the winner's points, with Cid's count put right
+    assert host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": 90}).status_code == 200
+    assert {p["name"]: p["score"] for p in referee.state["players"]} == {"Ann": 90, "Bob": 0, "Cid": 0}
+
+
 def test_with_a_camera_the_camera_sees_a_wrong_card_taken_back(tmp_path):
     app, referee, host, seat = _table(tmp_path, "camera")
     referee.submit({"type": "flip", "card": "red_5"}, source="camera")

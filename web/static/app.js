@@ -250,7 +250,8 @@ function renderPlayers() {
   // with teams, a team wins: "Bob & Dee", not the partner who went out
   // a team won: its name, and the words for two people ("Ann & Bob hanno vinto")
   const won = (key, name) => { const tm = teamOf(name); return t(tm ? key + "_team" : key, { player: tm ? tm.name : name }); };
-  if ($("phase")) $("phase").textContent = S.game_winner ? won("tbl.game_won", S.game_winner) : (S.hand_winner && between ? won("tbl.hand_won", S.hand_winner) : "");
+  const shared = sharedWin();
+  if ($("phase")) $("phase").textContent = shared ? t("tbl.game_shared", { player: shared }) : S.game_winner ? won("tbl.game_won", S.game_winner) : (S.hand_winner && between ? won("tbl.hand_won", S.hand_winner) : "");
 }
 
 // -- the card picker (no camera: the host and the players tap the card laid) -----------------
@@ -437,6 +438,13 @@ function renderSeat() {
   if ($("prompt").textContent !== (demo ? "" : prompt)) $("prompt").textContent = demo ? "" : prompt;
 }
 
+// Players (teams) level on points and every tie-break share first place (the state's `places`):
+// their names, else null
+function sharedWin() {
+  const pl = S.places || [], sides = [];
+  (S.placings || []).forEach((n, i) => { const tm = teamOf(n), side = tm ? tm.name : n; if (pl[i] === 1 && !sides.includes(side)) sides.push(side); });
+  return sides.length > 1 ? sides.join(" · ") : null;
+}
 function pointsOf(e, name) { return (e.points || {})[name] || 0; }
 // Players (or teams) in the game's own order: once it is over, its placings (the tie-breaks
 // the league counts by); before, by total, the lowest first where the lowest total wins.
@@ -465,7 +473,8 @@ function renderStandings() {
   const players = S.players || [], hist = S.history || [];
   renderTotals();
   const champ = teamOf(S.game_winner);
-  $("winner").textContent = S.game_winner ? t(champ ? "st.wins_team" : "st.wins", { player: champ ? champ.name : S.game_winner }) : "";
+  const shared = sharedWin();
+  $("winner").textContent = shared ? t("st.wins_shared", { player: shared }) : S.game_winner ? t(champ ? "st.wins_team" : "st.wins", { player: champ ? champ.name : S.game_winner }) : "";
   const h = $("history"); h.innerHTML = "";
   $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
   // a name (a column's head, a hand's winner) is cut to its box with an ellipsis, whole in its title
