@@ -147,9 +147,10 @@ def test_one_of_a_thing_is_said_in_the_singular(capsys, tmp_path, monkeypatch) -
 def test_league_victory_points_are_named_as_the_user_typed_them(capsys, tmp_path) -> None:
     # said `victory_points must not rise`, the web API's key, to someone who typed --victory-points
     db = tmp_path / "games.db"
-    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
-    assert capsys.readouterr().err == ("uno-companion league: victory points must not rise from one place "
-                                       "to the next: 1, 2, 3\n")
+    # and a bad value is a usage error (exit 2) whether it is words or rising numbers
+    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 2
+    assert capsys.readouterr().err == ("uno-companion league: --victory-points: victory points must not rise "
+                                       "from one place to the next: 1, 2, 3\n")
 
 
 def test_restore_hint_names_the_store_the_user_named(capsys, tmp_path, monkeypatch) -> None:

@@ -778,10 +778,10 @@ def league(league_id: str) -> Any:
     if league_id == "newest":
         known = store.leagues()
         if not known:
-            return jsonify(error="no league yet: the host opens one"), 404
+            return refuse(404, "no league yet: the host opens one", "err.no_league_yet")
         league_id = known[-1]["id"]
     if len(league_id) > 64 or store.league(league_id) is None:
-        return jsonify(error=f"no league {short(league_id)}"), 404
+        return refuse(404, f"no league {short(league_id)}", "err.no_league", league=short(league_id))
     return jsonify(league_standings(store, league_id))
 
 
@@ -789,13 +789,18 @@ def league(league_id: str) -> Any:
 @host_required
 def host_league() -> Any:
     """Open a league ({"name", "victory_points"?}): games started from now on join it."""
-    from companion.referee.league import parse_victory_points
+    from companion.referee.league import LeagueError, parse_victory_points
 
     data = _body()
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 80:
-        raise BadRequest("name must be 1-80 characters")
-    vp = parse_victory_points(data.get("victory_points"))
+    if not isinstance(name, str) or not name.strip():
+        raise BadRequest("name must be 1-80 characters", "err.league_name")
+    if len(name) > 80:
+        raise BadRequest("name must be 1-80 characters", "err.league_name_long")
+    try:
+        vp = parse_victory_points(data.get("victory_points"))
+    except LeagueError as exc:  # the page checks the list first: a script's mistake, said in words
+        raise BadRequest(str(exc), "err.victory_points") from None
     league_id = _store().new_league(name.strip(), vp)
     return jsonify(ok=True, id=league_id, victory_points=vp)
 
@@ -806,12 +811,16 @@ def host_league_add(league_id: str) -> Any:
     """Add a stored game ({"game": id}) to a league."""
     game_id = _body().get("game")
     if not isinstance(game_id, str) or len(game_id) > 64:
-        raise BadRequest("game must be a stored game's id")
+        raise BadRequest("game must be a stored game's id", "err.no_game", game=short(str(game_id)))
     store = _store()
-    if store.league(league_id) is None or not store.has_game(game_id):
-        return jsonify(error=f"no league {short(league_id)} or no game {short(game_id)}"), 404
+    if store.league(league_id) is None:
+        return refuse(404, f"no league {short(league_id)}", "err.no_league", league=short(league_id))
+    if not store.has_game(game_id):
+        return refuse(404, f"no game {short(game_id)}", "err.no_game", game=short(game_id))
     store.add_to_league(league_id, game_id)
-    return jsonify(ok=True)
+    # a game still in play joins now and counts once finished (`unfinished` in the standings)
+    finished = next((g["finished"] for g in store.games() if g["id"] == game_id), False)
+    return jsonify(ok=True, finished=finished)
 
 
 @bp.post("/api/host/league/<league_id>/close")
@@ -819,6 +828,6 @@ def host_league_add(league_id: str) -> Any:
 def host_league_close(league_id: str) -> Any:
     store = _store()
     if store.league(league_id) is None:
-        return jsonify(error=f"no league {short(league_id)}"), 404
+        return refuse(404, f"no league {short(league_id)}", "err.no_league", league=short(league_id))
     store.close_league(league_id)
     return jsonify(ok=True)

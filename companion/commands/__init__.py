@@ -42,6 +42,6 @@ def stored_at(path: Path) -> Path:
     from companion.referee.store import StoreError
 
     if not path.is_file() or path.stat().st_size == 0:
-        what = "an empty file" if path.is_file() else "no event store"
-        raise StoreError(f"{what} at {path}, not an event store (use --db PATH or set UNO_COMPANION_DB)")
+        what = f"an empty file at {path}, not an event store" if path.is_file() else f"no event store at {path}"
+        raise StoreError(f"{what} (use --db PATH or set UNO_COMPANION_DB)")
     return path

@@ -54,7 +54,7 @@ def pick_league(store: EventStore, which: str | None) -> str:
 
 def _new_league_points(args: argparse.Namespace) -> list[int]:
     """`league new`'s name and victory points checked; the points as a list."""
-    from companion.referee.league import VICTORY_POINTS, parse_victory_points
+    from companion.referee.league import VICTORY_POINTS, LeagueError, parse_victory_points
 
     if not args.name or not args.name.strip():
         raise UsageError("name the league: uno-companion league new NAME")
@@ -70,7 +70,10 @@ def _new_league_points(args: argparse.Namespace) -> list[int]:
         except ValueError:
             raise UsageError(f"--victory-points takes whole numbers like 12,6,2,0 (or one_winner, two_winners), "
                              f"not {args.victory_points!r}") from None
-    return parse_victory_points(raw)
+    try:
+        return parse_victory_points(raw)
+    except LeagueError as exc:  # a bad value on the command line, as a word is: a usage error
+        raise UsageError(f"--victory-points: {exc}") from None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -115,7 +118,11 @@ def main(args: argparse.Namespace) -> int:
             # a closed league still takes a game (as `import --league` and the host page's API
             # do: one played that night and added late), but the user hears that it was closed
             closed = " (a closed league)" if store.league(league_id)["closed"] else ""  # type: ignore[index]
-            print(f"game {args.name} added to league {league_id}{closed}")
+            # a game still in play counts in the table once it is finished: said, not left to a
+            # count of "unfinished" games under `show`
+            finished = next((g["finished"] for g in store.games() if g["id"] == args.name), True)
+            later = "" if finished else ": not finished yet, it counts once it is"
+            print(f"game {args.name} added to league {league_id}{closed}{later}")
             return 0
         if args.action == "close" and args.name is None:
             # the open league, not simply the newest: that may be closed already
@@ -138,8 +145,9 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(table, indent=1))
         return 0
     print(f"{table['league']['name']} ({league_id}): {_games(len(table['games']), kind='finished ')}"
-          + (f", {len(table['unfinished'])} unfinished" if table["unfinished"] else ""))
+          + (f", {len(table['unfinished'])} unfinished (not counted)" if table["unfinished"] else "")
+          + f"; victory points per place {', '.join(map(str, table['victory_points']))}")
     for row in table["table"]:
-        print(f"{row['rank']:2d}. {row['player']:12s} {row['victory_points']:4d} VP  "
+        print(f"{row['rank']:2d}. {row['player']:12s} {row['victory_points']:4d} victory points  "
               f"{row['games_won']} won of {row['games']}  {row['game_points']} game points")
     return 0

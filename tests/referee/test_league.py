@@ -238,7 +238,7 @@ def test_cli_league_and_export_league_csv(tmp_path, capsys):
 
 @pytest.mark.parametrize("given, points, rc", [
     ("12 6 2", "12, 6, 2", 0), ("12, 6, 2, 0", "12, 6, 2, 0", 0), (" two_winners", "10, 6, 4, 0", 0),
-    ("foo", None, 2), ("", None, 1), ("12,14", None, 1)])
+    ("foo", None, 2), ("", None, 2), ("12,14", None, 2)])
 def test_cli_league_victory_points_as_people_type_them(tmp_path, capsys, given, points, rc):
     db = tmp_path / "games.db"
     assert main(["league", "new", "Club", "--victory-points", given, "--db", str(db)]) == rc
@@ -347,7 +347,7 @@ def test_cli_league_close_add_say_what_is_so(tmp_path, capsys):
     # game in the league said "added" again; adding to a closed league went without a word;
     # `new` with bad victory points had created the store file before refusing
     db = tmp_path / "games.db"
-    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 1
+    assert main(["league", "new", "Club", "--victory-points", "1,2,3", "--db", str(db)]) == 2
     assert not db.exists()
     for seed in (1,):
         referee = Referee(EventStore(db))
@@ -368,3 +368,16 @@ def test_cli_league_close_add_say_what_is_so(tmp_path, capsys):
     assert main(["league", "add", game, "--league", league, "--db", str(db)]) == 0
     assert capsys.readouterr().out == f"game {game} is already in league {league}\n"
     assert EventStore(db).league_games(league) == [game]
+    # a game still in play is said to count only once finished, not simply "added"
+    referee = Referee(EventStore(db))
+    for ev in list(simulate_games(3, 1, 2, {"hands": 1}, mistakes=False))[:6]:
+        referee.submit(ev, source="test")
+    referee.store.close()
+    playing = EventStore(db).games()[-1]["id"]
+    capsys.readouterr()
+    assert main(["league", "add", playing, "--league", league, "--db", str(db)]) == 0
+    assert capsys.readouterr().out == (f"game {playing} added to league {league} (a closed league): "
+                                       "not finished yet, it counts once it is\n")
+    assert main(["league", "show", league, "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "1 unfinished (not counted); victory points per place 12, 6, 2, 0" in out and " VP " not in out

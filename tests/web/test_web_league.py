@@ -31,12 +31,17 @@ def test_league_api_standings_after_three_games(app, host, referee):
 
 
 def test_league_api_bad_requests_change_nothing(app, host, referee):
-    assert host.post("/api/host/league", json={"name": "x", "victory_points": [1, 5]}).status_code == 400
-    assert host.post("/api/host/league", json={"name": ""}).status_code == 400
-    assert host.post("/api/host/league", json={"name": "x", "victory_points": "lots"}).status_code == 400
+    # each refusal has its own words (no English reason inside an Italian sentence)
+    for body, key in (({"name": "x", "victory_points": [1, 5]}, "err.victory_points"), ({"name": ""}, "err.league_name"),
+                      ({"name": "x", "victory_points": "lots"}, "err.victory_points"),
+                      ({"name": "x" * 81}, "err.league_name_long")):
+        resp = host.post("/api/host/league", json=body)
+        assert resp.status_code == 400 and resp.get_json()["say"]["k"] == key, body
     assert app.test_client().get("/api/leagues").get_json()["leagues"] == []
-    assert app.test_client().get("/api/league/newest").status_code == 404
-    assert app.test_client().get("/api/league/nope").status_code == 404
+    resp = app.test_client().get("/api/league/newest")
+    assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_league_yet"
+    resp = app.test_client().get("/api/league/nope")
+    assert resp.status_code == 404 and resp.get_json()["say"] == {"k": "err.no_league", "a": {"league": "'nope'"}}
     phone = _phone(app)
     assert phone.post("/api/host/league", json={"name": "sneaky"}).status_code in (401, 403)
 
@@ -45,8 +50,13 @@ def test_league_api_add_an_older_game(app, host, referee):
     _play_games(referee, (7,))
     older = referee.game_id
     league_id = host.post("/api/host/league", json={"name": "Season"}).get_json()["id"]
-    assert host.post(f"/api/host/league/{league_id}/games", json={"game": older}).status_code == 200
-    assert host.post(f"/api/host/league/{league_id}/games", json={"game": "nope"}).status_code == 404
+    resp = host.post(f"/api/host/league/{league_id}/games", json={"game": older})
+    assert resp.status_code == 200 and resp.get_json()["finished"] is True
+    # which of the two is wrong, the league or the game, is said
+    resp = host.post(f"/api/host/league/{league_id}/games", json={"game": "nope"})
+    assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_game"
+    resp = host.post("/api/host/league/lnope/games", json={"game": older})
+    assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_league"
     assert len(app.test_client().get("/api/league/newest").get_json()["games"]) == 1
     assert host.post(f"/api/host/league/{league_id}/close").status_code == 200
 
