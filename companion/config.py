@@ -294,7 +294,17 @@ class _Reader:
     def bad_value(self, section: str, key: str, problem: str, value: Any) -> ConfigError:
         return self.fail(section, key, f"{problem}, got {_show(value)}")
 
-    def unknown(self, section: str, key: str, known: tuple[str, ...] | list[str]) -> ConfigError:
+    def unknown(self, section: str, key: str, known: tuple[str, ...] | list[str], value: Any = None) -> ConfigError:
+        tables = ("camera", "vision", "gpio", "zones", "rules")
+        if key in tables and isinstance(value, dict) and len(value) == 1:
+            # `gpio.draw_pin = 23` typed as a guide writes it: TOML reads it as a table `gpio`
+            # inside this section (or, at the top, as a second [gpio])
+            sub, sub_value = next(iter(value.items()))
+            line = next((n for n, text in enumerate(self.text.splitlines(), start=1)
+                         if re.match(rf"\s*{re.escape(key)}\s*\.\s*{re.escape(str(sub))}\s*=", text)), None)
+            where = f"{self.name} line {line}" if line else self.name
+            return ConfigError(f"{where}: write {sub} = {_toml_value(sub_value)} under [{key}] "
+                               f"(not {key}.{sub} = ... {'in [' + section + ']' if section else 'here'})")
         close = difflib.get_close_matches(key, known, n=1)
         hint = f": did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})"
         line = find_line(self.text, section, key) or find_line(self.text, ".".join(p for p in (section, key) if p), None)
@@ -312,13 +322,28 @@ def _show(value: Any) -> str:
 def _toml_hint(text: str, message: str) -> str:
     """tomllib's message, with the key named where it says only "Cannot overwrite a value"
     (a key written twice, e.g. an option uncommented twice)."""
+    lines = text.splitlines()
     m = re.search(r"Cannot overwrite a value \(at line (\d+)", message)
     if m:
-        lines = text.splitlines()
         number = int(m.group(1))
         if 0 < number <= len(lines) and "=" in lines[number - 1]:
             key = lines[number - 1].split("=", 1)[0].strip()
             return f"{key!r} is set twice (the second time at line {number})"
+    m = re.search(r"Cannot declare \('(\w+)',\) twice", message)
+    if m:  # `gpio.draw_pin = 23` at the top, then the file's own [gpio]
+        dotted = re.compile(rf"\s*{m.group(1)}\s*\.\s*(\w+)\s*=\s*(.*)$")
+        for number, line in enumerate(lines, start=1):
+            found = dotted.match(line)
+            if found:
+                return (f"line {number}: write {found.group(1)} = {found.group(2).strip()} under "
+                        f"[{m.group(1)}] (not {m.group(1)}.{found.group(1)} = ...)")
+    m = re.search(r"Expected '=' after a key in a key/value pair \(at line (\d+)", message)
+    if m:  # a name with an accent or a space as a bare key (`Zoë = 5` under [gpio.seats])
+        number = int(m.group(1))
+        line = lines[number - 1] if 0 < number <= len(lines) else ""
+        key = line.split("=", 1)[0].strip()
+        if "=" in line and key and not re.fullmatch(r"[A-Za-z0-9_-]+", key) and key[:1] not in "\"'":
+            return f"line {number}: put the name in quotes: \"{key}\" = {line.split('=', 1)[1].strip()}"
     return message
 
 
@@ -349,27 +374,32 @@ def parse_config(text: str, name: str = "config.toml") -> Config:
                     continue
                 if sub not in SCHEMA[key]:
                     allowed = tuple(SCHEMA[key]) + (("seats",) if key == "gpio" else ())
-                    raise reader.unknown(key, sub, allowed)
+                    raise reader.unknown(key, sub, allowed, subvalue)
                 sections[key][sub] = _checked(reader, key, sub, value=subvalue)
         elif key == "zones":
             zones = _zones(reader, value)
         elif key == "rules":
             rules = _rules(reader, value)
         else:
-            raise reader.unknown("", key, known_top)
+            raise reader.unknown("", key, known_top, value)
 
     players = values.get("players", [])
     dealer = values.get("dealer", "")
     if dealer and dealer not in players:
         raise reader.bad_value("", "dealer", "must be one of the players", dealer)
-    for seat in seats:
-        if seat not in players:
+    for seat in seats:  # (with no players here, the host's are matched when the table starts)
+        if players and seat not in players:
             raise reader.fail("gpio.seats", seat, f"names no player (players: {', '.join(players) or 'none'})")
     _no_shared_pins(reader, sections["gpio"], seats)
-    if rules and players:
+    if sections["gpio"].get("pass_pin") and not sections["gpio"].get("draw_pin"):
+        # Pass is refused until the player drew: a Pass button alone could never be used
+        raise reader.fail("gpio", "pass_pin", "needs draw_pin too: the Pass button is the Draw button's "
+                                              "partner (a Draw button alone passes on a long press)")
+    if players:
         problem = seats_problem(rules, len(players))
         if problem:
-            line = find_line(text, "rules", "teams") or find_line(text, "", "players")
+            key = "teams" if "teams" in problem else "hand_size"
+            line = find_line(text, "rules", key) or find_line(text, "", "players")
             raise ConfigError(f"{name} line {line}: {problem}" if line else f"{name}: {problem}")
     return Config(
         **values,
@@ -427,7 +457,7 @@ def _rules(reader: _Reader, value: Any) -> dict[str, Any]:
     known = rule_keys()
     for name in value:
         if name not in known:
-            raise reader.unknown("rules", name, known)
+            raise reader.unknown("rules", name, known, value[name])
     for name, option in value.items():
         problem = rule_problem(name, option)
         if problem:
@@ -526,6 +556,13 @@ def load_config(path: str | Path | None = None) -> Config:
         raise InputFileError(f"{target}: cannot read the configuration: {exc}") from None
     config = parse_config(text, name=str(target))
     config.path = target
+    model = config.vision.get("model")
+    if model and not Path(model).expanduser().is_file():
+        # found here, before `run` stores a game: the mistake is this file's line, not a model to train
+        line = find_line(text, "vision", "model")
+        where = f"{target} line {line}" if line else str(target)
+        raise ConfigError(f"{where}: vision.model {model!r} is not a file (a .onnx or .pt card model; "
+                          f'"" for the shipped one)')
     return config
 
 
@@ -553,6 +590,14 @@ def apply_overrides(config: Config, **flags: Any) -> Config:
                     raise ConfigError(f"--players takes names apart with commas, e.g. Ann,Bob,Cy "
                                       f"({why} in {','.join(value)!r})") from None
                 raise ConfigError(f"--players {exc}") from None
+            # what the file said of its own players, said again of these (before anything is stored)
+            where = f" ({config.path})" if config.path else ""
+            if config.dealer and config.dealer not in config.players:
+                raise ConfigError(f"--players {','.join(config.players)} leaves out the configuration's dealer "
+                                  f"{config.dealer!r}{where}: name them too, or change dealer")
+            problem = seats_problem(config.rules, len(config.players))
+            if problem:
+                raise ConfigError(f"--players {','.join(config.players)}: {problem}")
         elif hasattr(config, name):
             setattr(config, name, value)
         else:
@@ -591,10 +636,11 @@ def commented_config(**values: Any) -> str:
             out.append(f"{key} = {_toml_value(value)}")
     out += [
         "",
-        "# One UNO! button per seat instead of the shared one: uncomment, name = BCM pin.",
+        "# One UNO! button per seat instead of the shared one: uncomment, \"name\" = BCM pin",
+        "# (the name in quotes, as in players: \"Zoë\" = 5, \"Mary Ann\" = 6).",
         "# [gpio.seats]",
-        "# Ann = 5",
-        "# Bob = 6",
+        '# "Ann" = 5',
+        '# "Bob" = 6',
         "",
         "# Where the camera looks, as fractions of the frame [x1, y1, x2, y2];",
         "# leave out to let the companion find the discard pile itself.",

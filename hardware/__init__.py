@@ -7,10 +7,11 @@ and says so once; the companion runs on without buttons and lights.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from hardware.buttons import Clock, Debouncer, DrawPassButtons, Submit, UnoButtons
 from hardware.lights import Lights
@@ -58,7 +59,9 @@ class Hardware:
         parts = []
         if self.uno is not None:
             seats = [p for p in self.uno.buttons if p is not None]
-            parts.append(f"UNO! buttons for {', '.join(seats)}" if seats else "shared UNO! button")
+            shared = None in self.uno.buttons
+            parts.append((f"UNO! buttons for {', '.join(seats)}" + (" and a shared one" if shared else ""))
+                         if seats else "shared UNO! button")
         if self.draw_pass is not None:
             parts.append("draw/pass buttons" if "pass" in self.draw_pass.buttons else "draw/pass button")
         if self.lights is not None and self.lights.led is not None:
@@ -84,13 +87,32 @@ def open_hardware(
     clock: Clock = time.monotonic,
     background: bool = True,
     say: Callable[[str], None] = print,
+    players: Sequence[str] = (),
 ) -> Hardware | None:
     """Open the buttons and lights a [gpio] configuration names.
 
     Returns None (after saying why, once) when GPIO is off or absent. A part that fails to
-    open (a pin already in use) is logged and left out; the others still work."""
+    open (a pin already in use) is logged and left out; the others still work. `players`: the
+    table's, when known: a seat button of someone not at the table is left out, and players
+    without one call on the shared button (when its pin is free) or on their phones."""
     if not gpio.get("enabled", True):
         return None
+    seats = dict(seats)
+    shared_too = False
+    if players and seats:
+        away = [name for name in seats if name not in players]
+        for name in away:
+            del seats[name]
+        if away:
+            say(f"GPIO: [gpio.seats] names {', '.join(away)}, not at this table: "
+                f"{'that button is' if len(away) == 1 else 'those buttons are'} left out")
+        without = [name for name in players if name not in seats]
+        shared_pin = int(gpio.get("uno_pin", 17))
+        if without and seats:
+            shared_too = bool(shared_pin) and shared_pin not in seats.values()
+            say(f"GPIO: {', '.join(without)} {'has' if len(without) == 1 else 'have'} no UNO! button of "
+                + ("their own ([gpio.seats]): the shared one (pin %d) is theirs" % shared_pin if shared_too
+                   else "their own ([gpio.seats]) and the shared pin is a seat's: they call UNO! on their phones"))
     if pin_factory is None:
         try:
             pin_factory = default_pin_factory()
@@ -104,7 +126,8 @@ def open_hardware(
     debounce = int(gpio.get("debounce_ms", 200))
     try:
         if seats or gpio.get("uno_pin", 17):
-            hardware.uno = UnoButtons(submit, pin_factory, int(gpio.get("uno_pin", 17)), dict(seats), debounce, clock)
+            hardware.uno = UnoButtons(submit, pin_factory, int(gpio.get("uno_pin", 17)), seats, debounce, clock,
+                                      shared_too=shared_too)
     except Exception as exc:
         hardware.errors.append(f"UNO! button: {exc}")
     try:
@@ -121,5 +144,6 @@ def open_hardware(
     except Exception as exc:
         hardware.errors.append(f"lights: {exc}")
     for error in hardware.errors:
-        say(f"GPIO: {error} (left out)")
+        # gpiozero names the pin's holder as a Python object ("in use by <gpiozero.Button ...>")
+        say(f"GPIO: {re.sub(r' by <.*>', '', error)} (left out)")
     return hardware

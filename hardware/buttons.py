@@ -118,7 +118,8 @@ class _Buttons:
 
 
 class UnoButtons(_Buttons):
-    """One shared UNO! button (the referee attributes the call) or one button per seat."""
+    """One shared UNO! button (the referee attributes the call) or one button per seat; with
+    `shared_too`, the shared one as well, for the players who have no seat button."""
 
     def __init__(
         self,
@@ -128,10 +129,11 @@ class UnoButtons(_Buttons):
         seat_pins: dict[str, int] | None = None,
         debounce_ms: int = 200,
         clock: Clock = time.monotonic,
+        shared_too: bool = False,
     ) -> None:
         super().__init__(submit)
         owners: dict[str | None, int] = {name: pin for name, pin in (seat_pins or {}).items()}
-        if not owners and shared_pin:
+        if shared_pin and (not owners or shared_too) and shared_pin not in owners.values():
             owners[None] = shared_pin
         try:
             for player, pin in owners.items():

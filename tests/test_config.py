@@ -117,6 +117,14 @@ target = 200
         ("port = \n", "config.toml: not valid TOML"),
         ('[rules]\nstacking = true\nstacking = "cross"\n',  # an option uncommented twice
          "config.toml: not valid TOML: 'stacking' is set twice (the second time at line 3)"),
+        # found here, not when `run` has stored a game the engine refuses (and exits 1)
+        ('players = ["A", "B"]\n[rules]\nhand_size = 60\n', "config.toml line 3: 2 hands of 60 do not fit in a 108-card deck"),
+        ('[gpio]\npass_pin = 24\n', "config.toml line 2: gpio.pass_pin needs draw_pin too"),
+        # the wiring guide's `gpio.draw_pin = 23`, typed as it reads
+        ('[rules]\ntarget = 200\ngpio.draw_pin = 23\n', "config.toml line 3: write draw_pin = 23 under [gpio]"),
+        ('gpio.draw_pin = 23\n[gpio]\nled_pin = 5\n', "config.toml: not valid TOML: line 1: write draw_pin = 23 under [gpio]"),
+        ('players = ["Zoë", "B"]\n[gpio.seats]\nZoë = 5\n',
+         'config.toml: not valid TOML: line 3: put the name in quotes: "Zoë" = 5'),
     ],
 )
 def test_config_bad_value_names_key_and_line(text: str, message: str) -> None:
@@ -220,6 +228,28 @@ def test_players_on_the_command_line_are_explained_in_its_own_syntax(players) ->
     with pytest.raises(ConfigError) as err:
         apply_overrides(Config(), players=players)
     assert "Ann,Bob,Cy" in str(err.value) and "[" not in str(err.value)
+
+
+def test_players_on_the_command_line_are_checked_as_the_files_are() -> None:
+    config = parse_config('players = ["Ann", "Bob", "Cy"]\ndealer = "Cy"\n')
+    with pytest.raises(ConfigError, match="--players Ann,Bob leaves out the configuration's dealer 'Cy'"):
+        apply_overrides(config, players=["Ann", "Bob"])
+    config = parse_config('[rules]\nhand_size = 11\n')
+    with pytest.raises(ConfigError, match="10 hands of 11 do not fit in a 108-card deck"):
+        apply_overrides(config, players=list("ABCDEFGHIJ"))
+
+
+def test_seat_buttons_may_wait_for_the_players_the_host_sets_up() -> None:
+    assert parse_config('[gpio.seats]\n"Zoë" = 5\n').seats == {"Zoë": 5}
+
+
+def test_a_model_that_is_not_there_is_the_files_mistake(tmp_path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('players = ["Ann", "Bob"]\n[vision]\nmodel = "nope.onnx"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == (f"{path} line 3: vision.model 'nope.onnx' is not a file (a .onnx or .pt card model; "
+                              '"" for the shipped one)')
 
 
 def test_one_player_named_twice_in_other_capitals_is_refused() -> None:

@@ -207,6 +207,41 @@ def test_open_hardware_leaves_out_a_part_that_fails(factory: MockFactory) -> Non
     assert len(said) == 1 and said[0].startswith("GPIO: lights:")
 
 
+def test_seat_buttons_follow_the_players_at_the_table(factory: MockFactory, clock: Clock) -> None:
+    # --players Bob,Cy,Dee with buttons for Ann, Bob and Cy: Ann's is left out (said), and Dee
+    # calls on the shared button, whose pin is free; before, Dee had none and nothing said so
+    events: list[dict] = []
+    said: list[str] = []
+    hw = open_hardware({"uno_pin": 17, "led_pin": 0}, {"Ann": 5, "Bob": 6, "Cy": 13}, events.append,
+                       pin_factory=factory, clock=clock, say=said.append, players=["Bob", "Cy", "Dee"])
+    assert hw is not None and hw.describe() == "UNO! buttons for Bob, Cy and a shared one"
+    assert said == ["GPIO: [gpio.seats] names Ann, not at this table: that button is left out",
+                    "GPIO: Dee has no UNO! button of their own ([gpio.seats]): the shared one (pin 17) is theirs"]
+    press(factory, 17)
+    press(factory, 6)
+    press(factory, 5)  # Ann's old button: not opened
+    assert events == [{"type": "uno"}, {"type": "uno", "player": "Bob"}]
+    hw.close()
+    # the shared pin given to a seat: the players without a button are told to use their phones
+    said.clear()
+    hw = open_hardware({"uno_pin": 17, "led_pin": 0}, {"Ann": 17}, events.append, pin_factory=factory,
+                       clock=clock, say=said.append, players=["Ann", "Bob"])
+    assert hw is not None and hw.describe() == "UNO! buttons for Ann"
+    assert said == ["GPIO: Bob has no UNO! button of their own ([gpio.seats]) and the shared pin is a seat's: "
+                    "they call UNO! on their phones"]
+    hw.close()
+
+
+def test_a_pin_in_use_is_said_without_a_python_object(factory: MockFactory) -> None:
+    said: list[str] = []
+    from gpiozero import Button
+
+    holder = Button(17, pin_factory=factory)
+    open_hardware({"uno_pin": 17, "led_pin": 0}, {}, lambda e: None, pin_factory=factory, say=said.append)
+    assert len(said) == 1 and "<" not in said[0] and said[0].endswith("(left out)"), said
+    holder.close()
+
+
 def test_open_hardware_without_gpio_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     said: list[str] = []

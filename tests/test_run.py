@@ -583,6 +583,23 @@ def test_run_refused_by_its_page_or_its_store_writes_nothing(tmp_path: Any, caps
     assert sorted(tmp_path.rglob("*")) == sorted(before + [tmp_path / "config.toml"])
 
 
+def test_a_configured_game_the_engine_refuses_stores_nothing_and_exits_2(tmp_path: Any) -> None:
+    # the game used to be stored refused, then `run` exited 1 (systemd restarting it in a loop)
+    # and the stray game showed in `export --list` as a new game taken back
+    from companion.commands.run import start_table
+    from companion.config import Config
+    from companion.errors import ConfigError
+    from companion.referee.service import Referee
+    from companion.referee.store import EventStore
+
+    referee = Referee(EventStore(tmp_path / "games.db"))
+    config = Config(players=["Ann", "Bob"], rules={"hand_size": 60})
+    with pytest.raises(ConfigError, match="2 hands of 60 do not fit") as err:
+        start_table(referee, config, lambda line: None)
+    assert err.value.exit_code == 2
+    assert referee.store.games() == []
+
+
 def _table_started(tmp_path: Any) -> tuple[Any, Any, list[str], Any]:
     """(store path, configuration, what was said, referee) of a table `run` has started for
     Ann, Bob and Cy (Bob deals)."""

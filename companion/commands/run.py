@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from companion.config import Config, apply_overrides, default_config_path, default_data_dir, load_config
 from companion.commands import quiet_opencv
-from companion.errors import CompanionError, InputFileError, UsageError
+from companion.errors import CompanionError, ConfigError, InputFileError, UsageError
 
 HELP = "run the companion: camera, referee, phone page, buttons"
 
@@ -322,7 +322,16 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     game: dict = {"type": "game", "players": config.players}
     if config.rules:
         game["rules"] = config.rules
-    for event in (game, {"type": "deal", "dealer": config.dealer or config.players[0]}):
+    deal = {"type": "deal", "dealer": config.dealer or config.players[0]}
+    from companion.referee.engine import Table
+
+    scratch = Table()  # tried first: a game the engine refuses is a mistake in the file, not a stored line
+    for event in (game, deal):
+        rejected = [n for n in scratch.push(event) if n.get("kind") == "rejected"]
+        if rejected:
+            where = f" ({config.path})" if config.path else ""
+            raise ConfigError(f"cannot start the game from the configuration{where}: {rejected[0].get('message')}")
+    for event in (game, deal):
         notices = referee.submit(event, source="config")
         rejected = [n for n in notices if n.get("kind") == "rejected"]
         if rejected:
@@ -540,7 +549,8 @@ def _run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse
 
         # the demo table plays its recorded game: a press would throw it off, as a phone's tap would
         press = pump.put if kind != "demo" else _demo_press(say)
-        hardware = open_hardware(config.gpio, config.seats, press, say=say)
+        hardware = open_hardware(config.gpio, config.seats, press, say=say,
+                                 players=[p["name"] for p in referee.state.get("players") or []] or config.players)
 
     web = None
     try:

@@ -63,11 +63,10 @@ def main(args: argparse.Namespace) -> int:
         # a bad option (or one that does not fit the seats) is a one-line error before
         # anything is written
         parsed = parse_rules(rules)
-        check_players(parsed, args.players)
-        if args.players * parsed.hand_size + 1 > parsed.deck_size:
-            # the engine would refuse the game line, and the simulator raise on it (a traceback)
-            raise UsageError(f"{args.players} hands of {parsed.hand_size} do not fit in a "
-                             f"{parsed.deck_size}-card deck")
+        try:  # teams, and the hands dealt out of the deck (the simulator would raise on the game line)
+            check_players(parsed, args.players)
+        except RulesError as exc:  # the command line's mistake: exit 2
+            raise UsageError(str(exc)) from None
     events = simulate_games(args.players, args.hands, args.seed, rules, mistakes=not args.no_mistakes)
     if args.out is None:
         try:

@@ -892,12 +892,9 @@ class Table:
         except CompanionError as exc:
             raise _Reject(str(exc)) from None
         try:
-            check_players(rules, len(players))
+            check_players(rules, len(players))  # teams, and the hands dealt out of the deck
         except CompanionError as exc:
             raise _Reject(str(exc)) from None
-        if len(players) * rules.hand_size + 1 > rules.deck_size:
-            raise _Reject(f"{len(players)} hands of {rules.hand_size} do not fit in a "
-                          f"{rules.deck_size}-card deck")
         if dry:
             return
         self._new_game(players, rules)

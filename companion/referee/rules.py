@@ -203,10 +203,13 @@ def names_differ(names: list[str]) -> bool:
 
 
 def check_players(rules: Rules, players: int) -> None:
-    """Raise RulesError if the options do not fit this many seats (`teams`)."""
+    """Raise RulesError if the options do not fit this many seats (`teams`, the hands dealt
+    and a first card out of the deck)."""
     if rules.teams and players not in TEAM_TABLES:
         raise RulesError(f"rule teams needs 4 or 6 players (2 vs 2 or 3 vs 3, partners seated "
                          f"alternately), not {players}")
+    if players * rules.hand_size + 1 > rules.deck_size:
+        raise RulesError(f"{players} hands of {rules.hand_size} do not fit in a {rules.deck_size}-card deck")
 
 
 def _check_value(key: str, value: Any) -> Any:

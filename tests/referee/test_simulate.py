@@ -260,7 +260,7 @@ def test_simulate_cli_house_rules_and_seat_errors(tmp_path, capsys):
                  "--rules", json.dumps(HOUSE), "--out", str(out)]) == 0
     state = replay(out.read_text().splitlines()).state
     assert not [n for n in state["notices"] if n["kind"] == "rejected"]
-    assert main(["simulate", "--players", "5", "--rules", '{"teams": true}']) == 1
+    assert main(["simulate", "--players", "5", "--rules", '{"teams": true}']) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("rule teams needs 4 or 6 players (2 vs 2 or 3 vs 3, partners seated "
                         "alternately), not 5") and "\n" not in err
