@@ -308,6 +308,13 @@ def act() -> Any:
             action == "play" and data.get("card") == "mario_reflect"):
         # With a camera, the camera reads every card: a card tapped too would be played twice.
         # (The reflect card is no model class: the camera cannot read it, its phone says it.)
+        # A lost camera counts nothing meanwhile, but it may see the pile again: the host enters
+        # what was laid (one hand, no double count), and the phone says why.
+        from web.zones import camera_lost
+
+        if camera_lost():
+            return refuse(403, "the camera is not working: the host enters the cards until it is back",
+                          "err.camera_lost_plays")
         return refuse(403, "the camera reads the cards at this table", "err.camera_plays")
     # An illegal card waiting to be taken back stands if the next player plays or draws on it
     # (table-log.md): the engine names that player.

@@ -121,16 +121,24 @@ def camera_status() -> Any:
     return jsonify(state=status.state, message=str(status.message)[:200], warnings=warnings)
 
 
+def camera_lost() -> bool:
+    """Whether the table's camera is lost now (cannot be opened, or stopped sending)."""
+    status_of = current_app.config.get("CAMERA_STATUS")
+    status = status_of() if callable(status_of) else None
+    return status is not None and status.state == "lost"
+
+
 @bp.get("/api/camera/seen")
 def camera_seen() -> Any:
     """What the camera sees that every player should hear, for the table and TV views: a card
-    come to rest beside the discard pile, not on it (`beside`, its name; null when none). The
-    player who missed the pile looks at the table, not at the host's phone. Nothing about the
+    come to rest beside the discard pile, not on it (`beside`, its name; null when none), and
+    whether the camera is lost (`lost`: the cards laid meanwhile are not counted). The player
+    who missed the pile looks at the table, not at the host's phone. Nothing about the
     camera's set-up is said here."""
     warnings_of = current_app.config.get("CAMERA_WARNINGS")
     warnings = warnings_of() if callable(warnings_of) else {}
     beside = (warnings.get("beside") or {}).get("card")
-    return jsonify(beside=beside)
+    return jsonify(beside=beside, lost=camera_lost())
 
 
 @bp.get("/host/snapshot.jpg")

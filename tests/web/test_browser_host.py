@@ -399,20 +399,28 @@ def test_the_table_tv_and_seat_pages_say_a_card_lies_beside_the_pile(browser, tm
     from companion.vision.camera import SourceStatus
 
     warnings = {"beside": {"card": "yellow_8"}, "pile_hidden": {"s": 40}}
+    status = [SourceStatus("ok", 0.0, 0.0, "/dev/video0")]
     config = {"HOST_PIN": PIN, "TABLE_MODE": "camera", "ZONES_PATH": str(tmp_path / "zones.json"),
-              "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: SourceStatus("ok", 0.0, 0.0, "/dev/video0"),
+              "SNAPSHOT": lambda: None, "CAMERA_STATUS": lambda: status[0],
               "CAMERA_WARNINGS": lambda: dict(warnings)}
     with served(tmp_path, config) as (url, _):
         import urllib.request
 
         with urllib.request.urlopen(url + "/api/camera/seen", timeout=10) as reply:
-            assert json.loads(reply.read()) == {"beside": "yellow_8"}  # the card only: no camera set-up to strangers
+            # the card and whether the camera works: no camera set-up to strangers
+            assert json.loads(reply.read()) == {"beside": "yellow_8", "lost": False}
         table, tv, seat = _page(browser, url, "/"), _page(browser, url, "/tv", "it"), _page(browser, url, "/seat")
         expect(table.locator("#besideline")).to_have_text(t("camera.beside", "en", {"card": "yellow_8"}))
         expect(seat.locator("#besideline")).to_have_text(t("camera.beside", "en", {"card": "yellow_8"}))
         expect(tv.locator("#besideline")).to_have_text(t("camera.beside", "it", {"card": "yellow_8"}))
         warnings.clear()  # the card laid on the pile
         expect(table.locator("#besideline")).to_be_hidden(timeout=8000)
+        expect(tv.locator("#besideline")).to_be_hidden(timeout=8000)
+        # the camera lost: every player hears that cards laid now are not counted, then not
+        status[0] = SourceStatus("lost", 0.0, 0.0, "cannot open camera 0")
+        expect(seat.locator("#besideline")).to_have_text(t("camera.lost_players", "en"), timeout=8000)
+        expect(tv.locator("#besideline")).to_have_text(t("camera.lost_players", "it"), timeout=8000)
+        status[0] = SourceStatus("ok", 0.0, 0.0, "/dev/video0")
         expect(tv.locator("#besideline")).to_be_hidden(timeout=8000)
 
 

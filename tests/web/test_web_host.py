@@ -233,6 +233,27 @@ def test_camera_status_carries_what_the_host_should_hear(referee):
     assert 'id="camline"' not in phones_only.get("/host").get_data(as_text=True)
 
 
+def test_a_lost_camera_is_said_to_every_player_and_their_taps_say_why(referee):
+    # the table, seat and TV views said nothing while the camera was lost, and a phone's card
+    # was refused with "the camera reads the cards here", which was not so then
+    from companion.vision.camera import SourceStatus
+
+    status = SourceStatus("lost", 0.0, 0.0, "cannot open camera 0")
+    app, host = _host(referee, TABLE_MODE="camera", CAMERA_STATUS=lambda: status)
+    for event in ({"type": "game", "players": ["Ann", "Bob"]}, {"type": "deal", "dealer": "Bob"}):
+        referee.submit(event, source="test")
+    phone = _client(app)
+    assert phone.get("/api/camera/seen").get_json() == {"beside": None, "lost": True}
+    assert phone.post("/api/seat", json={"player": "Ann"}).status_code == 200
+    resp = phone.post("/api/act", json={"action": "play", "card": "red_5"})
+    assert resp.status_code == 403 and _words(resp) == "err.camera_lost_plays"
+    assert referee.state["top"] is None
+    status = SourceStatus("ok", 0.0, 0.0, "")  # back: the line goes, the camera reads the cards again
+    assert phone.get("/api/camera/seen").get_json()["lost"] is False
+    resp = phone.post("/api/act", json={"action": "play", "card": "red_5"})
+    assert resp.status_code == 403 and _words(resp) == "err.camera_plays"
+
+
 def test_zones_with_no_camera_say_so(referee):
     app, host = _host(referee, TABLE_MODE="none")
     resp = host.post("/api/host/zones", json={"frame": [640, 480], "discard": _rect(1, 1, 50, 50)})

@@ -1052,10 +1052,10 @@ function cameraLine() {
 }
 if ($("camline")) { cameraLine(); setInterval(cameraLine, 5000); }
 // A card beside the discard pile, on the table and TV views: the player who missed the pile
-// looks there, not at the host's phone.
+// looks there, not at the host's phone. So does a lost camera: cards laid now are not counted.
 function besideLine() {
   fetch("/api/camera/seen").then(r => r.json()).then(d => {
-    const e = $("besideline"), line = d.beside ? t("camera.beside", { card: d.beside }) : "";
+    const e = $("besideline"), line = d.lost ? t("camera.lost_players") : d.beside ? t("camera.beside", { card: d.beside }) : "";
     if (e.textContent !== line) e.textContent = line;
     e.hidden = !line;
   }).catch(() => { });
