@@ -8,7 +8,7 @@ HELP = "generate a table video with its true events"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", help="video file to write (.mp4 or .avi); the truth goes to OUT.jsonl")
+    parser.add_argument("out", help="video file to write (.mp4 or .avi); the truth goes beside it, OUT with .jsonl for its suffix")
     # default None, not 30: --plays given with --hands or --log is told apart from the default
     parser.add_argument("--plays", type=int, default=None, help="at least this many cards laid (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -288,7 +288,8 @@ def start_table(referee: Any, config: Config, say: Callable[[str], None]) -> boo
     names = [p["name"] for p in state.get("players", [])]
     resumable = referee.game_id is not None and state.get("waiting_for") not in ("game", "game_over", None)
     if getattr(referee.store, "read_only", ""):  # a damaged store: the page shows what it can
-        say(f"game: none started: {referee.store.read_only}")
+        shown = f"{referee.game_id} shown as it stands" if referee.game_id is not None else "none started"
+        say(f"game: {shown}: {referee.store.read_only}")
         return False
     over = referee.game_id is not None and state.get("waiting_for") == "game_over"
     changed = False
@@ -591,7 +592,10 @@ def _run(config: Config, kind: str, spec: Any, truth: list[dict], args: argparse
                                           "(one use, for an hour), or scan:")
             elif link:
                 say(f"host: one-time host link {link}")
-        say(f"events are stored in {db}; Ctrl-C stops")
+        if store.read_only:  # nothing is stored now: not "events are stored in"
+            say(f"store: {db} is open read-only: the page shows the table, nothing new is kept; Ctrl-C stops")
+        else:
+            say(f"events are stored in {db}; Ctrl-C stops")
         if args.bench is not None:
             bench = Bench()
             companion.run(duration=args.bench, every=args.status_every, stop=stop)

@@ -143,6 +143,9 @@ class EventStore:
             if existed and self.path.is_file():
                 self._open_read_only(_UNWRITABLE, str(exc), _CARD_FIX)
                 return
+            if not memory and not os.access(self.path.parent, os.W_OK):  # SQLite says "unable to open database file"
+                raise StoreError(f"cannot make the event store {self.path}: its folder {self.path.parent} "
+                                 "cannot be written (read-only); choose another --db") from None
             raise StoreError(f"cannot open the event store {self.path}: {exc}") from None
         try:
             if existed and check:

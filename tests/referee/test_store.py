@@ -559,3 +559,16 @@ def test_a_store_of_imported_games_gets_its_first_backup_at_start(tmp_path: Path
     again.at_start()
     again.wait()
     assert again.made == [] and len(list_backups(db)) == 1
+
+
+def test_a_new_store_in_a_folder_that_cannot_be_written_says_so(tmp_path, monkeypatch):
+    # SQLite's own words were "unable to open database file", naming neither the folder nor why
+    def refuse(*args, **kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(sqlite3, "connect", refuse)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # a read-only mount (root ignores chmod)
+    with pytest.raises(StoreError) as err:
+        EventStore(tmp_path / "games.db")
+    assert str(err.value) == (f"cannot make the event store {tmp_path / 'games.db'}: its folder {tmp_path} "
+                              "cannot be written (read-only); choose another --db")
