@@ -184,7 +184,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "draw_pin": Key(_pin, 0, "BCM pin of the Draw/Pass button: short press = draw, long press = pass; 0 = none"),
         "pass_pin": Key(_pin, 0, "BCM pin of a separate Pass button (then draw_pin only draws); 0 = none"),
         "long_press": Key(_number_range(0.3, 5), 1.0, "seconds held that make a Draw/Pass press a pass"),
-        "led_pin": Key(_pin, 27, "BCM pin of the UNO! LED (330 ohm resistor): lit while an UNO! window is open, flashes on an illegal play; 0 = none"),
+        "led_pin": Key(_pin, 27, "BCM pin of the UNO! LED (330 ohm resistor): lit while an UNO! window is open, winks twice when a call counts, flashes on an illegal play; 0 = none"),
         "buzzer_pin": Key(_pin, 0, "BCM pin of an active buzzer that beeps on referee notices; 0 = none"),
         "debounce_ms": Key(_int_range(0, 2000), 200, "presses within this many ms of the last accepted one are ignored"),
     },

@@ -1,7 +1,7 @@
 """The UNO! LED and the buzzer: they show the referee's state and notices.
 
-The LED is lit while an UNO! window is open (state["uno_window"]) and flashes on an illegal
-play; the optional active buzzer beeps on referee notices (twice for a penalty). `update` is
+The LED is lit while an UNO! window is open (state["uno_window"]), winks twice when an UNO!
+call counts and flashes on an illegal play; the optional active buzzer beeps on referee notices (twice for a penalty). `update` is
 called from the referee's subscriber, so it only starts background blinks, never waits.
 """
 from __future__ import annotations
@@ -16,6 +16,9 @@ BEEP_ONCE = frozenset({"hand_won", "challenge_upheld", "challenge_failed", "catc
 BEEP_TWICE = frozenset({"illegal_play", "uno_penalty", "penalty_draw", "game_won"})
 FLASH_ON = 0.12  # seconds per half-blink of an illegal-play flash
 FLASH_COUNT = 6
+# A call that counted (a button's or a phone's) winks the LED twice, quicker than the illegal
+# play's flash: whoever hit the button sees it was taken (a refused press leaves the LED as it was)
+WINK_COUNT = 2
 
 
 class Lights:
@@ -50,7 +53,9 @@ class Lights:
             self._window = bool(state.get("uno_window"))
             if self.led is not None:
                 if "illegal_play" in kinds:
-                    self._flash()
+                    self._flash(FLASH_COUNT, self.flash_on)
+                elif "uno_called" in kinds:
+                    self._flash(WINK_COUNT, self.flash_on / 2)
                 else:
                     self._show_window()
             if self.buzzer is not None:
@@ -66,15 +71,15 @@ class Lights:
         else:
             self.led.off()
 
-    def _flash(self) -> None:
+    def _flash(self, count: int, half: float) -> None:
         assert self.led is not None
         if not self.background:
-            self.led.blink(on_time=self.flash_on, off_time=self.flash_on, n=FLASH_COUNT, background=False)
+            self.led.blink(on_time=half, off_time=half, n=count, background=False)
             self._show_window()
             return
-        self.led.blink(on_time=self.flash_on, off_time=self.flash_on, n=FLASH_COUNT, background=True)
+        self.led.blink(on_time=half, off_time=half, n=count, background=True)
         # gpiozero leaves the LED off after n blinks: put the window's light back afterwards.
-        timer = threading.Timer(2 * self.flash_on * FLASH_COUNT + 0.05, self._restore)
+        timer = threading.Timer(2 * half * count + 0.05, self._restore)
         timer.daemon = True
         timer.start()
 

@@ -173,6 +173,20 @@ def test_led_flashes_on_illegal_play_then_shows_the_window(factory: MockFactory)
     assert not lights.led_lit
 
 
+def test_led_winks_when_a_call_counts_and_not_on_a_refused_press(factory: MockFactory) -> None:
+    # the window's light was already on: a counted call and a refused press looked the same
+    lights = Lights(factory, led_pin=27, background=False, flash_on=0.001)
+    pin = factory.pin(27)
+    lights.update({"uno_window": "Ann"}, [])
+    pin.clear_states()
+    lights.update({"uno_window": "Ann"}, [{"kind": "rejected", "message": "no UNO window is open"}])
+    assert [s.state for s in pin.states].count(False) == 0  # left as it was
+    pin.clear_states()
+    lights.update({"uno_window": "Ann"}, [{"kind": "uno_called", "player": "Ann"}])
+    lit = [s.state for s in pin.states]
+    assert lit.count(False) == 2 and lit[-1] is True  # two winks, then the window's light again
+
+
 @pytest.mark.parametrize(
     "kinds, beeps",
     [([], 0), (["uno_called"], 0), (["rejected"], 0), (["hand_won"], 1), (["uno_penalty"], 2), (["illegal_play"], 2)],
