@@ -471,11 +471,7 @@ def host_game() -> Any:
     if table_mode() == "demo":  # the bot follows the recorded game: a new one would strand it
         return refuse(403, "this is the demo table: it plays the recorded game", "err.demo_game")
     data = _body()
-    players = data.get("players")
-    if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
-            or not 2 <= len(players) <= 10 or not names_differ(players)):
-        raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
-    event: dict = {"type": "game", "players": [p.strip() for p in players]}
+    event: dict = {"type": "game", "players": _names(data.get("players"))}
     rules = data.get("rules") or {}
     if not isinstance(rules, dict):
         raise BadRequest("rules must be an object")
@@ -487,13 +483,6 @@ def host_game() -> Any:
         raise BadRequest(f"table option {odd[0]} must be a word, a number or true/false")
     if rules:
         event["rules"] = rules
-    long = next((p.strip() for p in players if len(p.strip()) > 40), None)
-    if long is not None:
-        raise BadRequest(f"a player's name is at most 40 characters: {short(long)} has {len(long)}",
-                         "err.name_long", player=long[:24] + "…", n=len(long))
-    if any(not _name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
-        raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
-                         "err.name_chars")
     # The referee checks the game first: seats are freed only once a new game has begun, so a
     # refused game (a typo in an option) unseats nobody.
     replaced = _ext().referee.game_id
@@ -501,6 +490,22 @@ def host_game() -> Any:
     if status == 200 and not g.get("replayed"):  # the same names keep their phones' seats
         _ext().seats_reset(replaced)
     return reply, status
+
+
+def _names(players: object) -> list[str]:
+    """A table's players as the host typed them: 2 to 10 different names (not "Anna" and
+    "anna"), each at most 40 characters of letters, digits, spaces, marks and emoji; stripped."""
+    if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
+            or not 2 <= len(players) <= 10 or not names_differ(players)):
+        raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
+    long = next((p.strip() for p in players if len(p.strip()) > 40), None)
+    if long is not None:
+        raise BadRequest(f"a player's name is at most 40 characters: {short(long)} has {len(long)}",
+                         "err.name_long", player=long[:24] + "…", n=len(long))
+    if any(not _name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
+        raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
+                         "err.name_chars")
+    return [p.strip() for p in players]
 
 
 @bp.post("/api/host/deal")
@@ -525,7 +530,8 @@ def host_deal() -> Any:
 def host_seats() -> Any:
     """The players in a new clockwise order ({"players": [...]}), stored as a `seats` event: only
     while a deal is awaited (before the first hand or between hands); mid-hand it is refused
-    with one line and nothing changes. Scores and the dealer stay with each person."""
+    with one line and nothing changes. Scores and the dealer stay with each person; a new name
+    joins the game with no points, a name left out leaves it (and its phone's seat is freed)."""
     state = _ext().referee.state
     if table_mode() == "demo":  # the recorded game keeps its seats, or the bot's log goes wrong
         return refuse(403, "this is the demo table: its seats follow the recorded game", "err.demo_seats")
@@ -537,14 +543,12 @@ def host_seats() -> Any:
     if waiting != "deal":
         return refuse(409, "the seat order changes only between hands: finish this hand first",
                       "err.seats_mid_hand")
-    players = _body().get("players")
+    players = _names(_body().get("players"))
     names = [p["name"] for p in state.get("players") or []]
-    if not isinstance(players, list) or len(players) > 10:
-        raise BadRequest("players must be a list of this game's players in their new order", "err.seats_same")
-    players = [_player(state, p) for p in players]
-    if sorted(players) != sorted(names):
-        raise BadRequest(f"players must be the same {len(names)} players in a new order", "err.seats_same")
-    return _submit({"type": "seats", "players": players}, "host")
+    reply, status = _submit({"type": "seats", "players": players}, "host")
+    if status == 200 and not g.get("replayed") and sorted(players) != sorted(names):
+        _ext().seats_reset()  # a player who left gives their phone's seat up
+    return reply, status
 
 
 @bp.post("/api/host/undo")
@@ -818,12 +822,12 @@ def host_league_add(league_id: str) -> Any:
     """Add a stored game ({"game": id}) to a league."""
     game_id = _body().get("game")
     if not isinstance(game_id, str) or len(game_id) > 64:
-        raise BadRequest("game must be a stored game's id", "err.no_game", game=short(str(game_id)))
+        raise BadRequest("game must be a stored game's id", "err.no_stored_game", game=short(str(game_id)))
     store = _store()
     if store.league(league_id) is None:
         return refuse(404, f"no league {short(league_id)}", "err.no_league", league=short(league_id))
     if not store.has_game(game_id):
-        return refuse(404, f"no game {short(game_id)}", "err.no_game", game=short(game_id))
+        return refuse(404, f"no game {short(game_id)}", "err.no_stored_game", game=short(game_id))
     store.add_to_league(league_id, game_id)
     # a game still in play joins now and counts once finished (`unfinished` in the standings)
     finished = next((g["finished"] for g in store.games() if g["id"] == game_id), False)

@@ -58,6 +58,8 @@ _NOTICES: dict[str, tuple[re.Pattern[str], str, tuple[str, ...]]] = {
     "jumped_in": (re.compile(rf"^{_NAME} jumped in with {_CARD}$"), "notice.jumped_in", ("player", "card")),
     "hands_swapped": (re.compile(rf"^{_NAME} swaps hands with {_NAME}$"), "notice.hands_swapped", ("player", "other")),
     "hands_shuffled": (re.compile(r"^every hand is gathered"), "notice.hands_shuffled", ()),
+    "joined": (re.compile(rf"^{_NAME} joins the game with 0 points$"), "notice.joined", ("player",)),
+    "left": (re.compile(rf"^{_NAME} leaves the game with (-?\d+) points$"), "notice.left", ("player", "n")),
 }
 
 
@@ -213,6 +215,9 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^several cards in one play need the multiple_play option$", "err.multiple_off", ()),
         (r"^multiple play lays cards of one number", "err.multiple_number", ()),
         (r"^player names must be different$", "err.players_list", ()),
+        (r"^\"players\" must be a list of names, clockwise$", "err.players_list", ()),
+        (r"^teams: the same players play the whole game", "err.seats_teams", ()),
+        (r"^dealer by draw: the cards are being drawn", "err.seats_by_draw", ()),
         (r"^\"players\" must be the same \d+ players in a new order", "err.seats_same", ()),
         (rf"^teams: partners sit in alternate seats, not {_NAME} beside {_NAME}$", "err.seats_partners",
          ("player", "other")),

@@ -920,15 +920,20 @@ class Table:
         self._phase = "flip"
 
     def _h_seats(self, ev: dict, dry: bool) -> None:
-        """The same players in a new clockwise order, while a deal is awaited (before the first
+        """The players in a new clockwise order, while a deal is awaited (before the first
         hand or between hands): scores, hands won and the dealer stay with each person, and the
-        next hand's dealer and turns follow the new order."""
+        next hand's dealer and turns follow the new order. A name new to the game joins it with
+        no points; a name left out leaves it (the hands it played keep its points in `history`);
+        with teams only before the first hand, when the new order makes the teams."""
         self._expect("deal")
         players = ev.get("players")
-        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
-                or sorted(players) != sorted(self._names)):
-            raise _Reject(f"\"players\" must be the same {self._n} players in a new order: "
-                          f"{', '.join(self._names)}")
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise _Reject("\"players\" must be a list of names, clockwise")
+        if len(set(players)) != len(players):
+            raise _Reject("player names must be different")
+        if sorted(players) != sorted(self._names):
+            self._join_leave(players, dry)
+            return
         order = [self._index[p] for p in players]  # new seat -> old seat
         team = self._team
         if team is not None and self._hand > 0:
@@ -959,6 +964,55 @@ class Table:
             self._until = (where[who], colour, where[after])
         self._names = [self._names[i] for i in order]
         self._index = {p: k for k, p in enumerate(self._names)}
+
+    def _join_leave(self, players: list[str], dry: bool) -> None:
+        """`seats` with other names: players join (0 points) or leave between hands."""
+        if not 2 <= len(players) <= MAX_PLAYERS:
+            raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
+        if self._team is not None and self._hand > 0:
+            raise _Reject("teams: the same players play the whole game (partners share a score); "
+                          "start a new game for other players")
+        try:
+            check_players(self._rules, len(players))
+        except CompanionError as exc:
+            raise _Reject(str(exc)) from None
+        if self._rules.dealer_by_draw and self._dealer is None and self._by_draw:
+            raise _Reject("dealer by draw: the cards are being drawn; players join or leave before or after")
+        if dry:
+            return
+        old = self._index
+        joined = [p for p in players if p not in old]
+        left = [p for p in self._names if p not in set(players)]
+        order = [old.get(p) for p in players]  # new seat -> old seat, None for a newcomer
+        where = {o: k for k, o in enumerate(order) if o is not None}
+        for attr in ("_cards", "_scores", "_hands_won", "_last_draw", "_end_cards"):
+            values = getattr(self, attr)
+            setattr(self, attr, [0 if o is None else values[o] for o in order])
+        # the next deal goes on round the table: a dealer who left hands it to the one before
+        dealer = self._dealer
+        if dealer is not None:
+            back = -1 if self._rules.dealer_rotation == "clockwise" else 1
+            while dealer not in where:
+                dealer = (dealer + back) % self._n
+        for attr in ("_turn", "_hand_winner", "_game_winner", "_window", "_caller",
+                     "_offender", "_victim", "_swap_target", "_turned_by"):
+            seat = getattr(self, attr)
+            setattr(self, attr, where.get(seat) if seat is not None else None)
+        self._dealer = None if dealer is None else where[dealer]
+        self._by_draw = {where[i]: v for i, v in self._by_draw.items() if i in where}
+        self._owed = {where[i]: v for i, v in self._owed.items() if i in where}
+        self._gone = {where[i] for i in self._gone if i in where}
+        self._until = None
+        if self._team is not None:  # before any hand: the new order makes the teams
+            self._team = [k % 2 for k in range(len(players))]
+        self._names = list(players)
+        self._index = {p: k for k, p in enumerate(players)}
+        self._n = len(players)
+        for name in joined:
+            self._note("joined", self._index[name], f"{name} joins the game with 0 points")
+        for name in left:
+            points = sum(h["points"].get(name, 0) for h in self._history)
+            self._note("left", None, f"{name} leaves the game with {points} points")
 
     def _step_dealer(self) -> int:
         assert self._dealer is not None
@@ -1764,7 +1818,8 @@ class Table:
         self._settle()
 
     def _total(self) -> None:
-        self._scores = [sum(h["points"][name] for h in self._history) for name in self._names]
+        # (a player who joined between hands has no points in the hands before)
+        self._scores = [sum(h["points"].get(name, 0) for h in self._history) for name in self._names]
 
     def _settle(self) -> None:
         """Between hands: decide whether the game is over (target or fixed hands, tie-breaks)."""

@@ -49,13 +49,48 @@ def test_seats_mid_hand_are_refused_and_change_nothing():
     assert order(table) == FOUR and after["turn"] == before["turn"] == "Bob"
 
 
-def test_seats_must_name_the_same_players():
-    for bad in (["Ann", "Bob", "Cid"], ["Ann", "Bob", "Cid", "Eve"], ["Ann", "Ann", "Cid", "Dee"], "Ann,Bob", None,
-                ["Ann", "Bob", "Cid", 4]):
+def test_seats_must_name_two_to_ten_different_players():
+    for bad, said in ((["Ann", "Ann", "Cid", "Dee"], "player names must be different"),
+                      ("Ann,Bob", '"players" must be a list of names, clockwise'),
+                      (None, '"players" must be a list of names, clockwise'),
+                      (["Ann", "Bob", "Cid", 4], '"players" must be a list of names, clockwise'),
+                      (["Ann"], "UNO needs 2 to 10 players, not 1")):
         table = play([{"type": "seats", "players": bad}], opening=())
-        message = table.state["notices"][-1]["message"]
-        assert message.startswith('"players" must be the same 4 players in a new order'), (bad, message)
+        assert table.state["notices"][-1]["message"] == said, bad
         assert order(table) == FOUR
+
+
+def test_players_join_and_leave_between_hands_with_their_scores():
+    # Bob won hand 1 with 60; Eve comes, Cid goes: the game goes on (rulebook silent: a real
+    # table goes on rather than start again)
+    table = play([*HAND_ONE, seats("Ann", "Bob", "Eve", "Dee")], ONE)
+    state = table.state
+    assert {p["name"]: (p["score"], p["hands_won"], p["cards"]) for p in state["players"]} == {
+        "Ann": (0, 0, 1), "Bob": (60, 1, 0), "Eve": (0, 0, 0), "Dee": (0, 0, 1)}
+    assert [n["message"] for n in state["notices"][-2:]] == ["Eve joins the game with 0 points",
+                                                             "Cid leaves the game with 0 points"]
+    assert state["history"] == [{"hand": 1, "winner": "Bob", "points": {"Ann": 0, "Bob": 60, "Cid": 0, "Dee": 0}}]
+    for text in ("deal", "flip red_5"):  # Ann dealt hand 1: Bob deals, Eve plays first
+        table.push(line(text))
+    assert table.state["dealer"] == "Bob" and table.state["turn"] == "Eve"
+    # undo takes the change back whole
+    table = play([*HAND_ONE, seats("Ann", "Bob", "Eve", "Dee"), "undo"], ONE)
+    assert order(table) == FOUR and [p["score"] for p in table.state["players"]] == [0, 60, 0, 0]
+
+
+def test_a_dealer_who_leaves_hands_the_deal_on_round_the_table():
+    table = play([*HAND_ONE, seats("Bob", "Cid", "Dee")], ONE)  # Ann dealt hand 1 and goes
+    table.push(line("deal"))
+    assert table.state["dealer"] == "Bob"  # after Ann, as if she were still there
+    assert table.state["players"][0]["name"] == "Bob"
+
+
+def test_with_teams_players_change_only_before_the_first_hand():
+    table = play([seats("Ann", "Bob", "Cid", "Eve")], {"teams": True}, opening=())
+    assert [t["players"] for t in table.state["teams"]] == [["Ann", "Cid"], ["Bob", "Eve"]]
+    table = play([*HAND_ONE, seats("Ann", "Bob", "Cid", "Eve")], {**ONE, "teams": True})
+    assert table.state["notices"][-1]["message"].startswith("teams: the same players play the whole game")
+    assert order(table) == FOUR
 
 
 def test_seats_with_teams_remake_teams_before_play_and_keep_partners_after():

@@ -123,6 +123,27 @@ def test_seat_order_by_arrows_and_drag_then_refused_mid_hand(browser, table):
     assert len(referee.events) == events and _names(referee) == ["Dan", "Ann", "Cat", "Bob"]
 
 
+def test_a_player_joins_and_one_leaves_on_the_host_page(browser, table):
+    # Eve arrives, Dan goes home: before, only a New game with scores starting again
+    url, referee, _ = table
+    referee.submit({"type": "game", "players": PLAYERS}, source="host")
+    host = _host(browser, url, "it")
+    expect(host.locator("#seatorder li")).to_have_count(4)
+    host.get_by_role("button", name=t("host.order_leave", "it", {"player": "Dan"})).click()
+    host.fill("#ordername", "Eve")
+    host.click("#orderadd")
+    assert _order(host) == ["Ann", "Bob", "Cat", "Eve"]
+    host.click("#ordersave")
+    expect(host.locator("#confirm-text")).to_have_text(
+        t("confirm.order", "it", {"players": "Ann, Bob, Cat, Eve"}) + " " + t("confirm.order_join", "it", {"players": "Eve"})
+        + " " + t("confirm.order_leave", "it", {"players": "Dan"}))
+    confirm(host)
+    wait_until(lambda: _names(referee) == ["Ann", "Bob", "Cat", "Eve"], "the seats event is stored")
+    expect(host.locator("#notices li.k-joined")).to_have_text(t("notice.joined", "it", {"player": "Eve"}))
+    seat = _page(browser, url, "/seat")
+    expect(seat.locator("#names button")).to_have_text(["Ann", "Bob", "Cat", "Eve"])
+
+
 def _touch_drag(page, start, end, steps=8):
     """A finger on the screen: touch start, moves, touch end (Chromium's own touch input)."""
     cdp = page.context.new_cdp_session(page)

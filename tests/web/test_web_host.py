@@ -14,6 +14,7 @@ from companion.referee.service import Referee
 from companion.referee.store import EventStore
 from web import create_app
 from web.i18n import LANGS, t
+from web.messages import notice_say
 
 PIN = "4321"
 PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
@@ -95,19 +96,63 @@ def test_seat_order_mid_hand_is_refused_and_changes_nothing(referee):
 
 
 @pytest.mark.parametrize("body, key", [
-    ({"players": ["Ann", "Bob", "Cat"]}, "err.seats_same"),
-    ({"players": ["Ann", "Bob", "Cat", "Cat"]}, "err.seats_same"),
-    ({"players": ["Ann", "Bob", "Cat", "Eve"]}, "err.unknown_player"),
-    ({"players": "Ann,Bob,Cat,Dan"}, "err.seats_same"),
-    ({}, "err.seats_same"),
+    ({"players": ["Ann", "Bob", "Cat", "Cat"]}, "err.players_list"),
+    ({"players": ["Ann", "Bob", "Cat", "cat"]}, "err.players_list"),
+    ({"players": ["Ann"]}, "err.players_list"),
+    ({"players": ["Ann", "Bob", "Cat", "Eve\tDan"]}, "err.name_chars"),
+    ({"players": "Ann,Bob,Cat,Dan"}, "err.players_list"),
+    ({}, "err.players_list"),
 ])
-def test_seat_order_must_name_the_same_players(referee, body, key):
+def test_seats_must_be_two_to_ten_different_names(referee, body, key):
     app, host = _host(referee, TABLE_MODE="none")
     host.post("/api/host/game", json={"players": PLAYERS})
     events = len(referee.events)
     resp = host.post("/api/host/seats", json=body)
     assert resp.status_code == 400 and _words(resp) == key
     assert len(referee.events) == events and _names(referee) == PLAYERS
+
+
+def test_a_player_joins_and_one_leaves_between_hands(referee):
+    # Eve arrives after the first hand and Dan goes home: the game goes on with its scores,
+    # not a new game (the scores on paper again)
+    app, host = _host(referee, TABLE_MODE="none")
+    host.post("/api/host/game", json={"players": PLAYERS, "rules": {"hand_size": 1}})
+    host.post("/api/host/deal", json={"dealer": "Dan"})
+    dan = _client(app)
+    assert dan.post("/api/seat", json={"player": "Dan"}).status_code == 200
+    for event in ({"type": "flip", "card": "red_5"}, {"type": "play", "card": "red_6"},
+                  {"type": "points", "player": "Bob", "points": 10}, {"type": "points", "player": "Cat", "points": 20},
+                  {"type": "points", "player": "Dan", "points": 5}):
+        referee.submit(event, source="host")
+    assert referee.state["waiting_for"] == "deal"
+    resp = host.post("/api/host/seats", json={"players": ["Ann", "Eve", "Bob", "Cat"]})
+    assert resp.status_code == 200
+    state = referee.state
+    assert {p["name"]: p["score"] for p in state["players"]} == {"Ann": 35, "Eve": 0, "Bob": 0, "Cat": 0}
+    assert [(n["kind"], notice_say(n)["k"]) for n in state["notices"][-2:]] == \
+        [("joined", "notice.joined"), ("left", "notice.left")]
+    assert t("notice.left", "it", notice_say(state["notices"][-1])["a"]) == "Dan lascia la partita con 0 punti"
+    assert state["history"][0]["points"]["Dan"] == 0  # the hand he played keeps him
+    assert dan.get("/api/seat").get_json()["player"] is None  # his phone's seat is free
+    # Dan dealt and left: the deal goes on round the table, to Ann
+    assert host.post("/api/host/deal", json={}).status_code == 200
+    assert referee.state["dealer"] == "Ann"
+    # mid-hand nobody joins
+    resp = host.post("/api/host/seats", json={"players": ["Ann", "Eve", "Bob", "Cat", "Fay"]})
+    assert resp.status_code == 409 and _words(resp) == "err.seats_mid_hand"
+
+
+def test_with_teams_the_same_players_play_the_whole_game(referee):
+    app, host = _host(referee, TABLE_MODE="none")
+    host.post("/api/host/game", json={"players": PLAYERS, "rules": {"hand_size": 1, "teams": True}})
+    host.post("/api/host/deal", json={"dealer": "Dan"})
+    for event in ({"type": "flip", "card": "red_5"}, {"type": "play", "card": "red_6"},
+                  {"type": "points", "player": "Bob", "points": 10}, {"type": "points", "player": "Dan", "points": 20}):
+        referee.submit(event, source="host")
+    events = len(referee.events)
+    resp = host.post("/api/host/seats", json={"players": ["Ann", "Bob", "Cat", "Eve"]})
+    assert resp.status_code == 409 and _words(resp) == "err.seats_teams"
+    assert _names(referee) == PLAYERS and len(referee.events) == events + 1  # stored refused, changed nothing
 
 
 def test_seat_order_needs_the_host_a_game_and_no_demo(referee):

@@ -54,7 +54,7 @@ def test_league_api_add_an_older_game(app, host, referee):
     assert resp.status_code == 200 and resp.get_json()["finished"] is True
     # which of the two is wrong, the league or the game, is said
     resp = host.post(f"/api/host/league/{league_id}/games", json={"game": "nope"})
-    assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_game"
+    assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_stored_game"
     resp = host.post("/api/host/league/lnope/games", json={"game": older})
     assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_league"
     assert len(app.test_client().get("/api/league/newest").get_json()["games"]) == 1

@@ -660,9 +660,14 @@ function drawOrder() {
     up.setAttribute("aria-label", t("host.order_up", { player: n })); down.setAttribute("aria-label", t("host.order_down", { player: n }));
     up.disabled = i === 0; down.disabled = i === orderDraft.length - 1;
     up.onclick = () => moveSeat(i, i - 1); down.onclick = () => moveSeat(i, i + 1);
-    li.append(who, up, down); ol.appendChild(li);
+    // a player leaving between hands (their points stay in the hands they played)
+    const out = el("button", "✕", "small"); out.type = "button"; out.dataset.move = "out";
+    out.setAttribute("aria-label", t("host.order_leave", { player: n })); out.disabled = orderDraft.length <= 2;
+    out.onclick = () => { orderDraft.splice(i, 1); drawOrder(); };
+    li.append(who, up, down, out); ol.appendChild(li);
   });
   $("ordersave").disabled = $("ordercancel").disabled = orderDraft.join("\n") === orderBase;
+  if ($("orderadd")) $("orderadd").disabled = orderDraft.length >= 10;
 }
 function moveSeat(from, to) { const [n] = orderDraft.splice(from, 1); orderDraft.splice(to, 0, n); drawOrder(); }
 // Dragging moves the rows passed over, never the dragged row (taking it out of the page would end
@@ -950,9 +955,18 @@ function showSwatches(sw) {
 if ($("swatches")) fetch("/api/host/colours").then(r => r.json()).then(c => showSwatches(c.swatches)).catch(() => { });
 on("calibrate", "click", async () => { const r = await post("/api/host/colours", {}, "done.colours"); if (r.ok) showSwatches(r.data.swatches); });
 on("ordercancel", "click", () => { orderDraft = orderBase.split("\n"); drawOrder(); });
+// a player joining between hands, with no points: at the end of the draft, moved like the others
+on("orderjoin", "submit", (e) => {
+  e.preventDefault(); const name = $("ordername").value.trim(); if (!name) return;
+  if (orderDraft.some(n => n.toLowerCase() === name.toLowerCase())) { toast(t("err.players_list"), true); return; }
+  orderDraft.push(name); $("ordername").value = ""; drawOrder();
+});
 on("ordersave", "click", async () => {
-  const players = orderDraft.slice();
-  if (await ask(t("confirm.order", { players: players.join(", ") }))) post("/api/host/seats", { players }, "done.order");
+  const players = orderDraft.slice(), before = (orderBase || "").split("\n");
+  const joined = players.filter(n => !before.includes(n)), left = before.filter(n => !players.includes(n));
+  const more = (joined.length ? " " + t("confirm.order_join", { players: joined.join(", ") }) : "")
+    + (left.length ? " " + t("confirm.order_leave", { players: left.join(", ") }) : "");
+  if (await ask(t("confirm.order", { players: players.join(", ") }) + more)) post("/api/host/seats", { players }, "done.order");
 });
 
 // Camera zones: the bare camera picture with the discard pile and the reveal area as boxes whose
