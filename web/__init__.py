@@ -24,6 +24,7 @@ class WebState:
     hub: LiveHub
     access: AccessStore = field(default_factory=AccessStore)
     seats: Seats = field(init=False)
+    refused_taps: dict[str, list[float]] = field(default_factory=dict)  # per phone: when (api._submit)
 
     def __post_init__(self) -> None:
         self.seats = Seats(self.access)

@@ -27,6 +27,9 @@ from companion.errors import CompanionError
 
 MAX_WAIT_S = 3600.0  # the longest a client waits after wrong PINs
 STREAK_FORGET_S = 24 * 3600.0  # a client's or address's failures are forgotten after a quiet day
+# Wrong PINs from the whole table before every new client waits too: a guesser with many addresses
+# (or cookies) is slowed like one, while a table's few typos wait nobody
+TABLE_FREE = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS seats (
@@ -49,10 +52,14 @@ CREATE TABLE IF NOT EXISTS host_links (
     expires REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS pin_failures (
-    client   TEXT PRIMARY KEY,         -- "address|client id", or "address|*" for the address
+    client   TEXT PRIMARY KEY,         -- "address|client id", "address|*" for the address, "*|*" for the table
     failures INTEGER NOT NULL,
     first    REAL NOT NULL,            -- time of the first failure of this streak
     last     REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS known_hosts (  -- client ids that gave the right PIN: others' guesses never hold them up
+    client TEXT PRIMARY KEY,
+    since  REAL NOT NULL
 );
 """
 
@@ -108,6 +115,9 @@ class AccessStore:
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                # the host's session and link hashes and the phones' addresses: the owner's only,
+                # as the secret key is (made so before SQLite writes to it)
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -243,25 +253,31 @@ class AccessStore:
             return None
         return int(failures), float(first), float(last)
 
-    def wait_for(self, address: str, client: str, born: float) -> float:
-        """Seconds the client (address + client id, its cookie made at `born`) must wait before
-        its next PIN; 0 when it may try now."""
+    def wait_for(self, address: str, client: str, born: float = 0.0) -> float:
+        """Seconds the client (address + client id) must wait before its next PIN; 0 when it
+        may try now. Its own wrong PINs count, and unless it gave the right PIN before (the
+        host's own browser), so do its address's and, past TABLE_FREE, the whole table's: a
+        guesser's cookies made before its streak began, or many addresses, wait as one.
+        (`born`, the cookie's age, no longer exempts: such cookies were the way round.)"""
         now = self.clock()
         wait = 0.0
         own = self._failures(f"{address}|{client}")
         if own is not None:
             wait = max(wait, own[2] + wait_after(own[0]) - now)
+        if self._run("read the known hosts", "SELECT 1 FROM known_hosts WHERE client = ?", (client,)):
+            return max(0.0, wait)
         shared = self._failures(f"{address}|*")
-        if shared is not None and born >= shared[1]:
-            # a cookie made during this address's streak: a guesser's fresh cookie, not a
-            # phone that was here before the wrong PINs began
+        if shared is not None:
             wait = max(wait, shared[2] + wait_after(shared[0]) - now)
+        table = self._failures("*|*")
+        if table is not None:
+            wait = max(wait, table[2] + wait_after(table[0] - TABLE_FREE) - now)
         return max(0.0, wait)
 
     def failed(self, address: str, client: str) -> None:
         now = self.clock()
         statements = []
-        for key in (f"{address}|{client}", f"{address}|*"):
+        for key in (f"{address}|{client}", f"{address}|*", "*|*"):
             row = self._failures(key)
             if row is None:
                 statements.append(("INSERT OR REPLACE INTO pin_failures (client, failures, first, last) "
@@ -272,7 +288,12 @@ class AccessStore:
         self._many("count the wrong PIN", statements)
 
     def succeeded(self, address: str, client: str) -> None:
-        self._many("clear the wrong PINs", [("DELETE FROM pin_failures WHERE client = ?", (f"{address}|{client}",))])
+        """The right PIN: the streaks of this client, its address and the table end (the typos
+        before it were the table's own; a guesser's start again from there), and this client
+        is a known host from now on."""
+        self._many("clear the wrong PINs", [
+            ("DELETE FROM pin_failures WHERE client IN (?, ?, '*|*')", (f"{address}|{client}", f"{address}|*")),
+            ("INSERT OR REPLACE INTO known_hosts (client, since) VALUES (?, ?)", (client, self.clock()))])
 
     def close(self) -> None:
         with self._lock:

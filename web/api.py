@@ -61,6 +61,13 @@ def _body() -> dict:
         raise BadRequest(str(exc)) from None
 
 
+def camera_lost() -> bool:
+    """Whether the table's camera is lost now (cannot be opened, or stopped sending)."""
+    status_of = current_app.config.get("CAMERA_STATUS")
+    status = status_of() if callable(status_of) else None
+    return status is not None and status.state == "lost"
+
+
 def _player(state: dict, name: object, field: str = "player") -> str:
     names = [p["name"] for p in state.get("players") or []]
     if name is None:  # the field left out (or misspelt): say which one
@@ -129,13 +136,29 @@ def _reply(notices: list[dict], replayed: bool) -> Any:
     return resp, status
 
 
+# A phone's refused taps are stored (the host's list of what was not accepted, the log), so a
+# script tapping in a loop filled the card (100 lines a second) and hid real refusals from the
+# host. Past REFUSED_PER_MINUTE in the last minute, that phone waits, and nothing is stored.
+REFUSED_PER_MINUTE = 20
+
+
 def _submit(event: dict, source: str) -> Any:
+    phone = source.startswith("phone:")
+    clock = _ext().access.clock
+    recent = _ext().refused_taps.setdefault(source, []) if phone else []
+    if phone:
+        recent[:] = [at for at in recent if clock() - at < 60.0]
+        if len(recent) >= REFUSED_PER_MINUTE:
+            return refuse(429, "too many refused taps from this phone: wait a minute", "err.too_many_taps")
     try:
         notices, replayed = _ext().referee.submit_once(event, source=source, request_id=_request_id())
     except RequestIdError as exc:
         return jsonify(error=str(exc)), 409
     g.replayed = replayed
-    return _reply(notices, replayed)
+    reply, status = _reply(notices, replayed)
+    if phone and status == 409 and not replayed:
+        recent.append(clock())
+    return reply, status
 
 
 def once(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -310,8 +333,6 @@ def act() -> Any:
         # (The reflect card is no model class: the camera cannot read it, its phone says it.)
         # A lost camera counts nothing meanwhile, but it may see the pile again: the host enters
         # what was laid (one hand, no double count), and the phone says why.
-        from web.zones import camera_lost
-
         if camera_lost():
             return refuse(403, "the camera is not working: the host enters the cards until it is back",
                           "err.camera_lost_plays")

@@ -45,6 +45,8 @@ def host_link(token: str) -> Any:
     """A one-time host link (printed by `run`): this browser becomes the host, the link dies."""
     from web.api import _ext
 
+    if request.method == "HEAD":  # a link preview or a scanner: it must not use the link up (nor be host)
+        return Response(status=200, headers={"Cache-Control": "no-store"})
     access = _ext().access
     if not access.use_host_link(token):  # the host page's login, saying why (with the menu around it)
         return _page("host", link_used=True), 403

@@ -30,6 +30,15 @@ log = logging.getLogger("companion.web")
 STREAMS_PER_CLIENT = 20  # open pages per client address (ten phones with two tabs each: ten addresses)
 MAX_STREAMS = 1000  # open pages in all
 WORKERS = 8  # threads for ordinary requests (Flask)
+# Connections that never finish a request hold a file each: one machine opening a thousand took
+# the page down for every phone (and asyncio's accept loop logged a traceback per try). A new
+# connection must send its request's headers within HEADER_TIMEOUT_S and its body within
+# BODY_TIMEOUT_S (a phone's request is a few hundred bytes); one address may hold
+# CONNECTIONS_PER_CLIENT (its streams several times over), the server MAX_CONNECTIONS.
+HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 20.0
+CONNECTIONS_PER_CLIENT = 5 * STREAMS_PER_CLIENT  # a laptop with the TV, the host page and test browsers
+MAX_CONNECTIONS = MAX_STREAMS + 200
 
 
 def _json_reply(status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> tuple[int, list, bytes]:
@@ -150,8 +159,14 @@ class TableServer:
                 await self._send(send, *_json_reply(400, "bad Content-Length", [(b"connection", b"close")]))
                 return
         body = bytearray()
+        loop = asyncio.get_running_loop()
+        until = loop.time() + BODY_TIMEOUT_S
         while True:
-            message = await receive()
+            try:  # a body sent a byte at a time holds its connection: cut short
+                message = await asyncio.wait_for(receive(), max(0.0, until - loop.time()))
+            except asyncio.TimeoutError:
+                await self._send(send, *_json_reply(408, "the body came too slowly", [(b"connection", b"close")]))
+                return
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")
@@ -161,7 +176,6 @@ class TableServer:
             if not message.get("more_body"):
                 break
         environ = _environ(scope, bytes(body))
-        loop = asyncio.get_running_loop()
         try:
             status, out_headers, chunks = await loop.run_in_executor(self.pool, self._call, environ)
         except Exception:  # a bug in the app: the server stays up
@@ -282,8 +296,10 @@ class Server:
     def start(self) -> None:
         import uvicorn
 
+        _raise_file_limit(MAX_CONNECTIONS + 200)  # the connections, the stores, the camera and logs
+        _quiet_accept_errors()
         config = uvicorn.Config(self.asgi, log_config=None, log_level="warning", access_log=False,
-                                proxy_headers=False, server_header=False, lifespan="off", http="h11",
+                                proxy_headers=False, server_header=False, lifespan="off", http=guarded_h11(),
                                 ws="none", loop="asyncio", timeout_keep_alive=5, timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, name="web", daemon=True)
@@ -321,3 +337,74 @@ class Server:
             self.sock.close()
         except OSError:
             pass
+
+
+def guarded_h11() -> type:
+    """uvicorn's h11 protocol with limits on connections that do not make requests: closed when
+    over MAX_CONNECTIONS (CONNECTIONS_PER_CLIENT from one address), or with no request's headers
+    within HEADER_TIMEOUT_S. (uvicorn times out a connection only between requests.)"""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11(H11Protocol):
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._first_request: Any = None
+            host = self.client[0] if self.client else None
+            same = sum(1 for other in self.connections if other.client and other.client[0] == host)
+            if len(self.connections) > MAX_CONNECTIONS or same > CONNECTIONS_PER_CLIENT:
+                transport.close()
+                return
+            self._first_request = self.loop.call_later(HEADER_TIMEOUT_S, self._no_request)
+
+        def _no_request(self) -> None:
+            if self.cycle is None and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._first_request is not None:
+                self._first_request.cancel()
+            super().connection_lost(exc)
+
+    return GuardedH11
+
+
+def _raise_file_limit(wanted: int) -> None:
+    """The soft limit on open files up to `wanted` (within the hard limit): a Pi's default 1024
+    is near what the page may hold open."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ImportError, ValueError, OSError):  # not POSIX, or not allowed: the limits above still hold
+        pass
+
+
+class _OncePerMinute(logging.Filter):
+    """asyncio's accept loop logs every failed accept (out of files: hundreds a second, megabytes
+    of tracebacks on the SD card the store lives on): one line a minute, without the traceback."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "accept" not in record.getMessage():
+            return True
+        import time
+
+        now = time.monotonic()
+        if now - self.last < 60.0:
+            return False
+        self.last = now
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+def _quiet_accept_errors() -> None:
+    target = logging.getLogger("asyncio")
+    if not any(isinstance(f, _OncePerMinute) for f in target.filters):
+        target.addFilter(_OncePerMinute())

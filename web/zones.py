@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.errors import CompanionError
-from web.api import refuse, table_mode
+from web.api import camera_lost, refuse, table_mode
 from web.inputs import cap
 from web.messages import error_say
 from web.security import host_required
@@ -119,13 +119,6 @@ def camera_status() -> Any:
     warnings_of = current_app.config.get("CAMERA_WARNINGS")
     warnings = warnings_of() if callable(warnings_of) else {}
     return jsonify(state=status.state, message=str(status.message)[:200], warnings=warnings)
-
-
-def camera_lost() -> bool:
-    """Whether the table's camera is lost now (cannot be opened, or stopped sending)."""
-    status_of = current_app.config.get("CAMERA_STATUS")
-    status = status_of() if callable(status_of) else None
-    return status is not None and status.state == "lost"
 
 
 @bp.get("/api/camera/seen")

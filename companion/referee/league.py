@@ -148,6 +148,14 @@ def standings_csv(table: dict[str, Any]) -> str:
     games = table["games"]
     writer.writerow([*CSV_COLUMNS, *(f"g{i}" for i in range(1, len(games) + 1))])
     for row in table["table"]:
-        writer.writerow([*(row[c] for c in CSV_COLUMNS),
+        writer.writerow([*(_cell(row[c]) for c in CSV_COLUMNS),
                          *(g["victory_points"].get(row["player"], "") for g in games)])
     return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a name like "=HYPERLINK(...)" or "+1")
+    gets a leading apostrophe, which spreadsheets show as text; numbers stay numbers."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

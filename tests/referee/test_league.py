@@ -280,6 +280,14 @@ def test_standings_csv_has_a_column_per_game():
                                  "1,A,5,1,1,1,5", "2,B,1,1,0,0,1"]
 
 
+def test_a_name_a_spreadsheet_would_run_is_exported_as_text():
+    # "=HYPERLINK(...)" as a player's name became a live link in the host's spreadsheet
+    text = standings_csv(standings([("g1", result(["=HYPERLINK(\"http://e.vil\")", "+1+2"], {}))], [5, 1]))
+    rows = list(csv.reader(io.StringIO(text)))
+    assert [r[1] for r in rows[1:]] == ["'=HYPERLINK(\"http://e.vil\")", "'+1+2"]
+    assert rows[1][2] == "5"  # numbers stay numbers
+
+
 def test_game_points_of_a_lowest_wins_game_count_against_the_player_in_the_tie_break():
     # Bob and Eve: level on victory points and games won. Bob's 65 points were held against
     # him in a lowest-wins game he finished last in; Eve's 20 in one she placed better in.

@@ -150,3 +150,42 @@ def test_a_large_body_is_refused_before_it_is_read(served):
     reply = read_reply(sock)
     assert reply.startswith(b"HTTP/1.1 413")
     assert referee.events == []
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1024) == b""
+    except (ConnectionResetError, socket.timeout):
+        return False
+
+
+def test_connections_that_make_no_request_are_closed_and_capped_per_address(served, monkeypatch):
+    # a thousand idle connections from one machine took the page down for every phone (one
+    # file each, never closed), and asyncio logged a traceback per refused accept
+    import web.server as web_server
+
+    server, app, referee = served
+    monkeypatch.setattr(web_server, "HEADER_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(web_server, "CONNECTIONS_PER_CLIENT", 5)
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=("127.0.0.7", 0))
+            for _ in range(5)]
+    idle[0].sendall(b"GET /api/state HTTP/1.1\r\nHo")  # half a request: as idle as none
+    extra = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=("127.0.0.7", 0))
+    assert _closed_by_server(extra)  # the sixth from that address: closed at once
+    assert request(server.port, "GET", "/api/health", source="127.0.0.8")[0] == 200  # another phone is served
+    for sock in idle:  # no request's headers in time: closed
+        assert _closed_by_server(sock)
+    assert request(server.port, "GET", "/api/health", source="127.0.0.7")[0] == 200  # and the address may come back
+
+
+def test_a_body_that_trickles_in_is_cut_short(served, monkeypatch):
+    import web.server as web_server
+
+    server, app, referee = served
+    monkeypatch.setattr(web_server, "BODY_TIMEOUT_S", 0.3)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    sock.sendall(b"POST /api/host/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 1000\r\n\r\n{\"pin\"")
+    reply = sock.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 408"), reply[:80]
+    sock.close()

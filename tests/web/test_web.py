@@ -112,10 +112,14 @@ class Clock:
         return self.now
 
 
-def test_pin_guessing_backs_off_per_client_and_never_blocks_another(referee):
+def test_pin_guessing_backs_off_and_cookies_or_addresses_do_not_get_round_it(referee):
     clock = Clock()
     app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock}, referee=referee)
-    host = _phone(app)  # the host's phone opened the page before anyone guessed
+    host = _phone(app)  # the host's browser, logged in once before anyone guessed
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
+    # the probe's way round: cookies made before the first wrong PIN, one guess each (a 4-digit
+    # PIN fell in 43 s); they now wait with their address
+    spare = [_phone(app) for _ in range(3)]
     guesser = _phone(app)
     clock.now += 1
     waits = []
@@ -126,17 +130,39 @@ def test_pin_guessing_backs_off_per_client_and_never_blocks_another(referee):
         waits.append(int(refused.headers["Retry-After"]))
         clock.now += waits[-1]
     assert waits == [1, 2, 4, 8, 16, 32]  # growing with each wrong PIN
-    # Meanwhile the host (same address, own cookie, no failure) is never held up...
     assert guesser.post("/api/host/login", json={"pin": "0000"}).status_code == 403
-    assert guesser.post("/api/host/login", json={"pin": PIN}).status_code == 429
-    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
-    # ...while a fresh cookie from the guesser's address shares the address's wait.
-    fresh = _phone(app)
-    assert fresh.post("/api/host/login", json={"pin": PIN}).status_code == 429
-    # And another address is not touched at all.
+    for phone in spare:
+        assert phone.post("/api/host/login", json={"pin": "1111"}).status_code == 429
+    # ...and so does a fresh cookie, and, past the table's few typos, another address: a guesser
+    # with many addresses is slowed as one
+    assert _phone(app).post("/api/host/login", json={"pin": PIN}).status_code == 429
     other = _phone(app)
     other.environ_base["REMOTE_ADDR"] = "192.168.1.23"
+    assert other.post("/api/host/login", json={"pin": "2222"}).status_code == 429
+    # the host's own browser is never held up by others' guesses; its right PIN ends the streaks
+    assert host.post("/api/host/login", json={"pin": PIN}).status_code == 200
     assert other.post("/api/host/login", json={"pin": PIN}).status_code == 200
+
+
+def test_a_phone_tapping_refused_actions_in_a_loop_stops_filling_the_log(referee):
+    # each refused tap is a stored line: a script's 3000 taps added 4 MB and hid the host's list
+    clock = Clock()
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock}, referee=referee)
+    for event in ({"type": "game", "players": PLAYERS}, {"type": "deal", "dealer": "Cat"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="host")
+    cat = _seat(app, "Cat")
+    for _ in range(20):
+        assert cat.post("/api/act", json={"action": "uno"}).status_code == 409
+    stored = len(referee.events)
+    resp = cat.post("/api/act", json={"action": "uno"})
+    assert resp.status_code == 429 and resp.get_json()["say"]["k"] == "err.too_many_taps"
+    assert len(referee.events) == stored
+    # another phone plays on meanwhile; a minute later Cat's phone may tap again
+    ann = _seat(app, "Ann")
+    assert ann.post("/api/act", json={"action": "draw"}).status_code == 200
+    clock.now += 61
+    assert cat.post("/api/act", json={"action": "uno"}).status_code == 409
 
 
 def test_pin_back_off_survives_a_restart(tmp_path):
@@ -513,6 +539,20 @@ def test_hostile_bodies_are_one_line_400s(game, app, raw):
     assert len(game.events) == before
 
 
+@pytest.mark.parametrize("text, depth", [
+    ('{"a": [[1]], "b": "[[[[\\"]]]"}', 3),  # brackets in a string, an escaped quote inside it
+    ('{"a": "x\\\\"}', 1),                 # an escaped backslash ends before the closing quote
+    ('{"a": "' + '\\"' * 20_000, 1),       # an unterminated string of escaped quotes (the probe's body)
+    ('[' * 17 + ']' * 17, 17),
+])
+def test_nesting_is_counted_outside_strings_in_one_pass(text, depth):
+    # a pattern for strings rescanned an unterminated one from each quote: 64 KB took 12 s, with
+    # every page of the table held up meanwhile; the one pass counts the same depths
+    from web.inputs import json_depth
+
+    assert json_depth(text) == depth
+
+
 def test_a_lone_surrogate_in_a_login_is_a_400_not_a_crash(app):
     resp = _phone(app).post("/api/host/login", data=b'{"pin": "\\ud800abc"}', content_type="application/json")
     assert resp.status_code == 400 and "Unicode" in resp.get_json()["error"]
@@ -621,6 +661,10 @@ def test_logout_ends_the_host_session_on_the_server(app, host):
 
 def test_one_time_host_link_logs_in_once(app):
     token = app.extensions["uno"].access.new_host_link(60)
+    # a link preview or a scanner asks for the head first: it neither uses the link up nor is host
+    scanner = app.test_client()
+    assert scanner.head(f"/host/link/{token}").status_code == 200
+    assert scanner.get("/api/host/log").status_code == 403
     phone = app.test_client()
     resp = phone.get(f"/host/link/{token}")
     assert resp.status_code == 200 and "host" in resp.get_data(as_text=True)
@@ -723,6 +767,7 @@ def test_disk_full_is_a_one_line_503_and_nothing_is_acknowledged(game, app):
     stored = store.events(game.game_id)
     refused = None
     for i in range(400):  # fill the last page with rejected UNO calls, until a write fails
+        app.extensions["uno"].refused_taps.clear()  # (a phone's refused taps are capped per minute)
         resp = ann.post("/api/act", json={"action": "uno"}, headers={"X-Request-Id": f"fill-{i:04d}-x"})
         if resp.status_code == 503:
             refused = resp
