@@ -931,13 +931,22 @@ class Table:
             raise _Reject("\"players\" must be a list of names, clockwise")
         if len(set(players)) != len(players):
             raise _Reject("player names must be different")
-        if sorted(players) != sorted(self._names):
-            self._join_leave(players, dry)
-            return
-        order = [self._index[p] for p in players]  # new seat -> old seat
         team = self._team
-        if team is not None and self._hand > 0:
+        if sorted(players) != sorted(self._names):  # players join or leave
+            if not 2 <= len(players) <= MAX_PLAYERS:
+                raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
+            if team is not None and self._hand > 0:
+                raise _Reject("teams: the same players play the whole game (partners share a score); "
+                              "start a new game for other players")
+            try:
+                check_players(self._rules, len(players))
+            except CompanionError as exc:
+                raise _Reject(str(exc)) from None
+            if self._rules.dealer_by_draw and self._dealer is None and self._by_draw:
+                raise _Reject("dealer by draw: the cards are being drawn; players join or leave before or after")
+        elif team is not None and self._hand > 0:
             # partners keep each other mid-game, so they must still sit in alternate seats
+            order = [self._index[p] for p in players]
             for k in range(self._n):
                 a, b = order[k], order[(k + 1) % self._n]
                 if team[a] == team[b]:
@@ -945,41 +954,11 @@ class Table:
                                   f"{self._names[a]} beside {self._names[b]}")
         if dry:
             return
-        where = {old: new for new, old in enumerate(order)}
-        for attr in ("_cards", "_scores", "_hands_won", "_last_draw", "_end_cards"):
-            values = getattr(self, attr)
-            setattr(self, attr, [values[i] for i in order])
-        if team is not None:
-            # before any hand the new order makes the teams, as a game event would
-            self._team = [team[i] for i in order] if self._hand > 0 else [k % 2 for k in range(self._n)]
-        self._by_draw = {where[i]: v for i, v in self._by_draw.items()}
-        self._owed = {where[i]: v for i, v in self._owed.items()}
-        self._gone = {where[i] for i in self._gone}
-        for attr in ("_dealer", "_turn", "_hand_winner", "_game_winner", "_window", "_caller",
-                     "_offender", "_victim", "_swap_target", "_turned_by"):
-            old = getattr(self, attr)
-            setattr(self, attr, None if old is None else where[old])
-        if self._until is not None:
-            who, colour, after = self._until
-            self._until = (where[who], colour, where[after])
-        self._names = [self._names[i] for i in order]
-        self._index = {p: k for k, p in enumerate(self._names)}
+        self._reseat(players)
 
-    def _join_leave(self, players: list[str], dry: bool) -> None:
-        """`seats` with other names: players join (0 points) or leave between hands."""
-        if not 2 <= len(players) <= MAX_PLAYERS:
-            raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
-        if self._team is not None and self._hand > 0:
-            raise _Reject("teams: the same players play the whole game (partners share a score); "
-                          "start a new game for other players")
-        try:
-            check_players(self._rules, len(players))
-        except CompanionError as exc:
-            raise _Reject(str(exc)) from None
-        if self._rules.dealer_by_draw and self._dealer is None and self._by_draw:
-            raise _Reject("dealer by draw: the cards are being drawn; players join or leave before or after")
-        if dry:
-            return
+    def _reseat(self, players: list[str]) -> None:
+        """Seat `players` clockwise: each person keeps their score, hands won and roles; a
+        newcomer starts from nothing; a dealer who left hands the deal to the one before."""
         old = self._index
         joined = [p for p in players if p not in old]
         left = [p for p in self._names if p not in set(players)]
@@ -988,23 +967,26 @@ class Table:
         for attr in ("_cards", "_scores", "_hands_won", "_last_draw", "_end_cards"):
             values = getattr(self, attr)
             setattr(self, attr, [0 if o is None else values[o] for o in order])
-        # the next deal goes on round the table: a dealer who left hands it to the one before
         dealer = self._dealer
-        if dealer is not None:
+        if dealer is not None:  # the next deal goes on round the table
             back = -1 if self._rules.dealer_rotation == "clockwise" else 1
             while dealer not in where:
                 dealer = (dealer + back) % self._n
         for attr in ("_turn", "_hand_winner", "_game_winner", "_window", "_caller",
                      "_offender", "_victim", "_swap_target", "_turned_by"):
             seat = getattr(self, attr)
-            setattr(self, attr, where.get(seat) if seat is not None else None)
+            setattr(self, attr, None if seat is None else where.get(seat))
         self._dealer = None if dealer is None else where[dealer]
         self._by_draw = {where[i]: v for i, v in self._by_draw.items() if i in where}
         self._owed = {where[i]: v for i, v in self._owed.items() if i in where}
         self._gone = {where[i] for i in self._gone if i in where}
-        self._until = None
-        if self._team is not None:  # before any hand: the new order makes the teams
-            self._team = [k % 2 for k in range(len(players))]
+        if self._until is not None:
+            who, colour, after = self._until
+            self._until = (where[who], colour, where[after]) if who in where and after in where else None
+        if self._team is not None:
+            # mid-game partners stay together; before any hand the new order makes the teams
+            team = self._team
+            self._team = [team[o] for o in order] if self._hand > 0 else [k % 2 for k in range(len(players))]  # type: ignore[index]
         self._names = list(players)
         self._index = {p: k for k, p in enumerate(players)}
         self._n = len(players)
