@@ -22,6 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "companion" / "data" / "example.
     (["recognize", "."], 2),                                     # a folder is no picture
     (["bench-vision", "--model", "no-such.pt", "--frames", "1"], 2),
     (["bench-vision", "--light", "candle", "--frames", "1"], 1),  # a camera shift that does not exist
+    (["bench-vision", "--export", "--frames", "1"], 2),          # would replace the shipped ONNX model
     (["run", "--bench", "-5"], 2),
     (["run", "--video", "."], 2),                                # a folder is no video
     (["run", "--camera", "."], 2),

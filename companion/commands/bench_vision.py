@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "recognizer made as `run` makes it (one camera, one light: a light taken off is "
                              "remembered); prints the finder's looks a frame too (default: none, as they are)")
     parser.add_argument("--export", action="store_true",
-                        help="export the .pt weights to ONNX first (offline, through ultralytics: needs the [train] extra)")
+                        help="export --model's .pt weights to ONNX beside them first (offline, through ultralytics: needs "
+                             "the [train] extra; not the shipped model, whose ONNX file is the one measured)")
 
 
 def _frames(n: int) -> Iterator[np.ndarray]:
@@ -81,6 +82,11 @@ def main(args: argparse.Namespace) -> int:
         raise InputFileError(f"no model {weights} (neither {weights.with_suffix('.onnx').name} "
                              f"nor {weights.with_suffix('.pt').name} is there)")
     if args.export:
+        if weights.resolve().parent == Path(MODELS_DIR).resolve():
+            # the export is written beside the weights: the shipped, measured ONNX model would be
+            # replaced by a new export without a word (and the figures then timed on that)
+            raise UsageError(f"--export writes the ONNX file beside the weights: for the shipped model that "
+                             f"replaces {weights.with_suffix('.onnx')}; name a model you trained with --model")
         require_training("--export")
         from companion.synth.train import export_onnx
 
