@@ -43,5 +43,6 @@ def stored_at(path: Path) -> Path:
 
     if not path.is_file() or path.stat().st_size == 0:
         what = f"an empty file at {path}, not an event store" if path.is_file() else f"no event store at {path}"
-        raise StoreError(f"{what} (use --db PATH or set UNO_COMPANION_DB)")
+        # (the order the store is found in: --db, the configuration's `db`, the variable)
+        raise StoreError(f"{what} (use --db PATH; else the configuration's `db`, else $UNO_COMPANION_DB names it)")
     return path
