@@ -61,6 +61,10 @@ def _body() -> dict:
         raise BadRequest(str(exc)) from None
 
 
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def camera_lost() -> bool:
     """Whether the table's camera is lost now (cannot be opened, or stopped sending)."""
     status_of = current_app.config.get("CAMERA_STATUS")
@@ -400,14 +404,14 @@ def act() -> Any:
         # Cards drawn that the referee never counted only add to it.
         least = sum(values[:held])
         if points < least and me != state.get("hand_winner"):
-            raise BadRequest(f"{points} points is less than {held} cards can hold (at least {least}): "
+            raise BadRequest(f"{points} points is less than {_cards(held)} can hold (at least {least}): "
                              "if you hold fewer cards, the host enters your points", "err.points_under_hand",
                              n=held, least=least)
         # a last Wild Draw Colour (or Dementor) had the next player draw until a colour: cards
         # the referee never counted, so no cap
         drew_unseen = state.get("top") in _DRAWS_UNTIL
         if points > most and me != state.get("hand_winner") and not drew_unseen:  # (the winner hears that they won)
-            raise BadRequest(f"{points} points is more than {held} cards can hold (at most {most}): "
+            raise BadRequest(f"{points} points is more than {_cards(held)} can hold (at most {most}): "
                              "if you hold more, the host enters your points", "err.points_over_hand",
                              n=held, most=most)
         event = {"type": "points", "player": me, "points": points}

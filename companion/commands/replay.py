@@ -89,8 +89,9 @@ def summary(state: dict[str, Any], events: int | None = None) -> str:
                 f"{p['hands_won']:9d}{tag}"
             )
         for team in state.get("teams") or []:
+            won = team["hands_won"]
             out.append(f"    team {team['name']}: {team['score']} points, "
-                       f"{team['hands_won']} hands won")
+                       f"{won} hand{'' if won == 1 else 's'} won")
         out.append(
             f"Dealer: {_dash(state.get('dealer'))}   Turn: {_dash(state.get('turn'))}   "
             f"Direction: {_dash(state.get('direction'))}"

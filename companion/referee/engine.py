@@ -995,6 +995,7 @@ class Table:
         for name in left:
             points = sum(h["points"].get(name, 0) for h in self._history)
             self._note("left", None, f"{name} leaves the game with {points} points")
+            self._notices[-1]["player"] = name  # named, though no longer in a seat
 
     def _step_dealer(self) -> int:
         assert self._dealer is not None

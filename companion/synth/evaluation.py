@@ -232,7 +232,7 @@ def format_shifts(reports: dict[str, Report], name: str = "") -> str:
         lines.append(f"  {shift:<14} {f'{r.accuracy:.1%} ({r.correct}/{r.total})':<18} "
                      f"{r.colour_errors:>17} {len(r.not_found):>8}  {top}".rstrip())
     ws, wc = summary["worst_shift"], summary["worst_card"]
-    worst = f"worst shift: {ws['shift']} {ws['top1']:.1%}"
+    worst = f"worst shift: {ws['shift']} {reports[ws['shift']].accuracy:.1%}"  # as its row says (not the rounded JSON)
     if wc:
         worst += f"; worst card: {wc['card']} {wc['top1']:.0%} ({wc['correct']}/{wc['images']}) under {wc['shift']}"
     lines.append(worst)
