@@ -56,7 +56,8 @@ def main(args: argparse.Namespace) -> int:
     truth = make_video(args.out, plays=plays, seed=args.seed, players=args.players, spec=spec, steps=steps)
     seen = sum(1 for line in truth if line["type"] in ("flip", "play"))
     length = max((line.get("t", 0.0) for line in truth), default=0.0)
-    print(f"wrote {args.out} ({seen} card{'' if seen == 1 else 's'} laid, {length:.0f} s) and {truth_path(args.out)}")
+    print(f"wrote {args.out} ({seen} card{'' if seen == 1 else 's'} laid, the last event at {length:.0f} s) "
+          f"and {truth_path(args.out)}")
     return 0
 
 
