@@ -25,6 +25,9 @@ from companion.errors import CompanionError, InputFileError
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+# How long a stream URL may take to open, or to send a frame, before it counts as lost (a
+# network camera answers in well under a second; FFmpeg's own wait was about 30 s)
+STREAM_TIMEOUT_MS = 5000
 
 
 class SourceError(CompanionError, OSError):
@@ -88,7 +91,12 @@ class OpenCVSource:
 
         if self.is_file and not Path(str(self.spec)).is_file():
             raise InputFileError(f"video file {str(self.spec)!r} does not exist")
-        cap = cv2.VideoCapture(self.spec)
+        if self.is_file or self.is_camera:
+            cap = cv2.VideoCapture(self.spec)
+        else:  # a stream URL: a server that takes the connection and sends nothing held the open
+            # (and each retry) for about 30 s with the camera "starting"; STREAM_TIMEOUT_MS each
+            cap = cv2.VideoCapture(self.spec, cv2.CAP_FFMPEG, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS,
+                                                               cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS])
         if not cap.isOpened():
             cap.release()
             if self.is_file:  # a file will not come back by waiting, as a camera may

@@ -150,3 +150,27 @@ def test_watch_and_render_say_a_users_mistake_in_one_line(tmp_path, capsys):
     assert cli(["render", "red_5", "--out", str(picture)]) != 0
     err = capsys.readouterr().err
     assert "is a file: name a folder" in err and err.strip().count("\n") == 0
+
+
+def test_a_stream_that_takes_the_connection_and_sends_nothing_is_lost_soon(monkeypatch):
+    # `--camera http://...` to a server that answered nothing said "starting" for about 30 s
+    # (FFmpeg's own wait), and each retry blocked as long again: a stream is opened with a wait
+    # of its own, for the opening and for each frame
+    from companion.vision import camera
+
+    opened: list[tuple] = []
+
+    class Closed:
+        def isOpened(self) -> bool:
+            return False
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", lambda *args: opened.append(args) or Closed())
+    with pytest.raises(camera.SourceError, match="cannot open http://cam.local/stream.mjpg"):
+        camera.OpenCVSource("http://cam.local/stream.mjpg").open()
+    spec, backend, params = opened[0]
+    waits = dict(zip(params[::2], params[1::2]))
+    assert waits == {cv2.CAP_PROP_OPEN_TIMEOUT_MSEC: camera.STREAM_TIMEOUT_MS,
+                     cv2.CAP_PROP_READ_TIMEOUT_MSEC: camera.STREAM_TIMEOUT_MS} and camera.STREAM_TIMEOUT_MS <= 10_000
