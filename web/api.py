@@ -525,7 +525,7 @@ def _names(players: object) -> list[str]:
         raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
     long = next((p.strip() for p in players if len(p.strip()) > 40), None)
     if long is not None:
-        raise BadRequest(f"a player's name is at most 40 characters: {short(long)} has {len(long)}",
+        raise BadRequest(f"a player's name is at most 40 characters: {long[:24]}… has {len(long)}",
                          "err.name_long", player=long[:24] + "…", n=len(long))
     if any(not _name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
         raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
@@ -638,9 +638,12 @@ def _deck_points(state: dict) -> list[int]:
 def host_score_fix() -> Any:
     data = _body()
     state = _ext().referee.state
-    player = _player(state, data.get("player"))
     points = _int(data.get("points"), "points")
     hand = _int(data.get("hand"), "hand")
+    played = next((h.get("points") or {} for h in state.get("history") or [] if h.get("hand") == hand), {})
+    # a player of that hand, also one who has left the table since
+    player = data.get("player") if isinstance(data.get("player"), str) and data.get("player") in played \
+        else _player(state, data.get("player"))
     # A malformed fix is the sender's mistake, not a line for the game's log: refused here,
     # nothing stored (the engine would refuse it too, but as a stored refused line).
     if points < 0:
@@ -652,6 +655,8 @@ def host_score_fix() -> Any:
     done = {h.get("hand"): h for h in state.get("history") or []}
     if hand not in done:
         raise BadRequest(f"no finished hand {hand} to fix", "err.no_hand_fix", hand=hand)
+    if player not in (done[hand].get("points") or {}):  # a newcomer's hands begin after they joined
+        raise BadRequest(f"{player} did not play hand {hand}: they joined after it")
     refused = fix_refused(parse_rules(state.get("rules") or {}), hand, done[hand].get("winner"), player)
     if refused:  # a loser's points in a winner-takes game (the engine's rule, said before storing)
         raise BadRequest(refused)
@@ -853,10 +858,14 @@ def host_league_add(league_id: str) -> Any:
         return refuse(404, f"no league {short(league_id)}", "err.no_league", league=short(league_id))
     if not store.has_game(game_id):
         return refuse(404, f"no game {short(game_id)}", "err.no_stored_game", game=short(game_id))
+    already = game_id in store.league_games(league_id)
     store.add_to_league(league_id, game_id)
     # a game still in play joins now and counts once finished (`unfinished` in the standings)
     finished = next((g["finished"] for g in store.games() if g["id"] == game_id), False)
-    return jsonify(ok=True, finished=finished)
+    key, message = (("done.league_already", "the game is in the league already") if already else
+                    ("done.league_added", "the game is in the league") if finished else
+                    ("done.league_later", "the game is in the league: not finished yet, it counts once it is"))
+    return jsonify(ok=True, finished=finished, already=already, message=message, say={"k": key, "a": {}})
 
 
 @bp.post("/api/host/league/<league_id>/close")

@@ -128,6 +128,8 @@ def notice_say(notice: dict) -> Say:
                 "points": "notice.undone_points"}
         if kind_of == "game":  # the host's New game taken back: the game before it is on the table again
             return {"k": "notice.undone_game", "a": {}}
+        if kind_of == "seats":  # the seat order (and who joined or left) as it was
+            return {"k": "notice.undone_seats", "a": {}}
         if kind_of in keys and (card or kind_of not in ("play", "flip")) and (who or kind_of == "flip"):
             return {"k": keys[kind_of], "a": {"player": who, "card": card or ""}}
         if who:
@@ -257,6 +259,7 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^only (.+?) scores hand (\d+) \(the winner takes the points\): to correct (.+?)'s count",
          "err.fix_loser", ("winner", "hand", "player")),
         (r"^(.+?) went out in hand (\d+): an empty hand scores nothing", "err.fix_empty", ("winner", "hand")),
+        (r"^(.+?) did not play hand (\d+): they joined after it", "err.fix_not_played", ("player", "hand")),
         # colour calibration on the host page (companion/vision/calibration.py)
         (r"^no four distinct colours found: (\d+) coloured card", "err.calibrate_four", ("n",)),
         (r"^no four distinct colours found: two of the cards look the same colour", "err.calibrate_same", ()),

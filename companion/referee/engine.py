@@ -1886,6 +1886,8 @@ class Table:
         who = gone.get("player") if isinstance(gone.get("player"), str) else gone.get("by")
         if not isinstance(who, str):
             who = self._name(self._turn_of_state()) if gone.get("type") in _TURN_STEPS else named
+        if gone.get("type") in ("seats", "score_fix", "correct"):  # the host's own steps: nobody's at the table
+            who = None
         note = {"event": self._cur, "kind": "undone", "player": who,
                 "message": f"event {n} undone: {gone.get('type')}" + (f" {card}" if card else "")
                 + (f" by {who}" if who else "")}
@@ -1897,20 +1899,25 @@ class Table:
         hands = {h["hand"]: h for h in self._history}
         if hand is None or hand not in hands:
             raise _Reject(f"no finished hand {ev.get('hand')!r} to fix")
-        p = self._player(ev)
-        pts = _points(ev)
         entry = hands[hand]
-        refused = fix_refused(self._rules, hand, entry["winner"], self._names[p])  # type: ignore[index]
+        # a player of that hand, also one who has left the table since (their hands keep their points)
+        name = ev.get("player")
+        if not (isinstance(name, str) and name in entry["points"]):
+            name = self._names[self._player(ev)]  # type: ignore[index]
+            if name not in entry["points"]:
+                raise _Reject(f"{name} did not play hand {hand}: they joined after it")
+        pts = _points(ev)
+        refused = fix_refused(self._rules, hand, entry["winner"], name)
         if refused:
             raise _Reject(refused)
         if dry:
             return
-        assert p is not None
-        entry["points"] = dict(entry["points"], **{self._names[p]: pts})
+        entry["points"] = dict(entry["points"], **{name: pts})
         self._total()
         was_over = self._phase == "game_over"
-        self._note("score_fixed", p, f"hand {hand} fixed: {self._names[p]} {pts} points")
+        self._note("score_fixed", self._index.get(name), f"hand {hand} fixed: {name} {pts} points")
         fixed = self._notices[-1]
+        fixed["player"] = name  # named, also once they have left
         if self._phase in ("deal", "game_over"):
             self._settle()  # which may say who wins the game now
         if was_over and self._phase != "game_over":

@@ -73,9 +73,21 @@ def test_players_join_and_leave_between_hands_with_their_scores():
     for text in ("deal", "flip red_5"):  # Ann dealt hand 1: Bob deals, Eve plays first
         table.push(line(text))
     assert table.state["dealer"] == "Bob" and table.state["turn"] == "Eve"
-    # undo takes the change back whole
+    # undo takes the change back whole, and blames nobody (it said "a step by Eve")
     table = play([*HAND_ONE, seats("Ann", "Bob", "Eve", "Dee"), "undo"], ONE)
     assert order(table) == FOUR and [p["score"] for p in table.state["players"]] == [0, 60, 0, 0]
+    undone = table.state["notices"][-1]
+    assert undone["kind"] == "undone" and undone["player"] is None and undone["message"].endswith("undone: seats")
+
+
+def test_a_hand_of_a_player_who_left_can_still_be_put_right():
+    # lowest wins: Cid's 10 in hand 1 were 12; he has gone home since. Eve joined after it.
+    table = play([*HAND_ONE, seats("Ann", "Bob", "Eve", "Dee"), "score_fix 1 Cid 12"], {**ONE, "scoring": "lowest_wins"})
+    fixed = table.state["notices"][-1]
+    assert (fixed["kind"], fixed["player"], fixed["message"]) == ("score_fixed", "Cid", "hand 1 fixed: Cid 12 points")
+    assert table.state["history"][0]["points"]["Cid"] == 12
+    table.push(line("score_fix 1 Eve 5"))
+    assert table.state["notices"][-1]["message"] == "Eve did not play hand 1: they joined after it"
 
 
 def test_a_dealer_who_leaves_hands_the_deal_on_round_the_table():

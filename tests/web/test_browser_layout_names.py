@@ -11,6 +11,7 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from browser_support import MARKS, chromium, confirm, log_in_host, served  # noqa: E402
+from web.i18n import t  # noqa: E402
 
 pytestmark = MARKS
 PIN = "1357"
@@ -184,12 +185,16 @@ def test_league_table_headers_are_whole_on_a_small_phone(browser, tmp_path, lang
                       *({"type": "points", "player": p, "points": 5} for p in ("Marco", "Chiara", "Luca"))):
             referee.submit(event, source="host")
         assert referee.state["waiting_for"] == "game_over"
-        for size in ({"width": 360, "height": 740}, {"width": 1920, "height": 1080}):
+        for size in ({"width": 360, "height": 740}, {"width": 412, "height": 915}, {"width": 480, "height": 915},
+                     {"width": 1920, "height": 1080}):
             page = _page(browser, url, "/standings", lang, size)
             page.click("#tab-league")
             expect(page.locator("#lgrows tr")).to_have_count(4)
             cut = page.evaluate("[...document.querySelectorAll('#lgtable th')].filter(th => th.scrollWidth > th.clientWidth).map(th => th.textContent)")
             assert cut == [], (size, cut)
+            # and the names have room: at 412 px the player column was 4 px wide, the rows "1 12 1 0"
+            names = page.evaluate("[...document.querySelectorAll('#lgrows tr td:nth-child(2)')].map(td => td.clientWidth)")
+            assert min(names) >= 80, (size, names)
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             page.context.close()
 
@@ -211,4 +216,25 @@ def test_tv_standings_headers_and_points_stay_whole_at_720p(browser, tmp_path, l
         assert cut == [], cut
         rows = page.evaluate("[...document.querySelectorAll('#players li')].map(li => li.getBoundingClientRect().height)")
         assert len(rows) == 3 and max(rows) - min(rows) < 2, rows  # "125 punti" on one line in every row
+        page.context.close()
+
+
+def test_the_tv_shows_the_newest_notices_on_a_720_line_screen_with_a_league(browser, tmp_path):
+    # with a league's table under the standings the feed fell below the screen (1007 px of 720):
+    # "Dee joins the game" was never seen on a kiosk TV, which cannot scroll
+    with served(tmp_path, {"HOST_PIN": PIN, "TABLE_MODE": "none"}) as (url, referee):
+        referee.store.new_league("Giovedì", [12, 6, 2, 0, 0])
+        players = ["Giulia", "Marco", "Chiara", "Luca", "Sofia"]
+        for event in ({"type": "game", "players": players, "rules": {"hand_size": 1}},
+                      {"type": "deal", "dealer": "Sofia"}, {"type": "flip", "card": "red_5"},
+                      {"type": "play", "card": "red_7"},
+                      *({"type": "points", "player": p, "points": 5} for p in players[1:]),
+                      {"type": "seats", "players": ["Giulia", "Marco", "Chiara", "Luca", "Dee", "Massimiliano"]}):
+            referee.submit(event, source="host")
+        page = _page(browser, url, "/tv", "it", {"width": 1280, "height": 720})
+        expect(page.locator("#notices li").first).to_have_text(t("notice.left", "it", {"player": "Sofia", "n": 0}))
+        assert page.evaluate("document.querySelector('.tv').getBoundingClientRect().bottom <= window.innerHeight + 1")
+        for text in (t("notice.joined", "it", {"player": "Dee"}), t("notice.joined", "it", {"player": "Massimiliano"})):
+            box = page.locator("#notices li", has_text=text).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 720, (text, box)
         page.context.close()

@@ -334,6 +334,11 @@ def test_a_shared_win_is_said_in_the_players_language():
     assert t(say["k"], "it", say["a"]).startswith("Ann · Bob si dividono la vittoria con 40 punti")
 
 
+def test_a_change_of_seats_taken_back_is_said_so():
+    say = notice_say({"event": 9, "kind": "undone", "player": None, "message": "event 8 undone: seats"})
+    assert t(say["k"], "en", say["a"]) == "Undone: the change of seats; the table is as it was"
+
+
 def test_a_new_game_taken_back_is_said_so():
     say = notice_say({"event": 5, "kind": "undone", "player": None, "message": "event 0 undone: game"})
     assert t(say["k"], "en", say["a"]) == "Undone: the new game; the game before it is back"

@@ -137,6 +137,11 @@ def test_a_player_joins_and_one_leaves_between_hands(referee):
     # Dan dealt and left: the deal goes on round the table, to Ann
     assert host.post("/api/host/deal", json={}).status_code == 200
     assert referee.state["dealer"] == "Ann"
+    # Dan's hand 1 can still be put right after he left; Eve did not play it
+    resp = host.post("/api/host/score_fix", json={"hand": 1, "player": "Eve", "points": 0})
+    assert resp.status_code == 400 and _words(resp) == "err.fix_not_played"
+    assert host.post("/api/host/score_fix", json={"hand": 1, "player": "Ann", "points": 40}).status_code == 200
+    assert referee.state["history"][0]["points"]["Ann"] == 40
     # mid-hand nobody joins
     resp = host.post("/api/host/seats", json={"players": ["Ann", "Eve", "Bob", "Cat", "Fay"]})
     assert resp.status_code == 409 and _words(resp) == "err.seats_mid_hand"

@@ -52,6 +52,9 @@ def test_league_api_add_an_older_game(app, host, referee):
     league_id = host.post("/api/host/league", json={"name": "Season"}).get_json()["id"]
     resp = host.post(f"/api/host/league/{league_id}/games", json={"game": older})
     assert resp.status_code == 200 and resp.get_json()["finished"] is True
+    assert resp.get_json()["say"]["k"] == "done.league_added"
+    again = host.post(f"/api/host/league/{league_id}/games", json={"game": older})
+    assert again.get_json()["already"] is True and again.get_json()["say"]["k"] == "done.league_already"
     # which of the two is wrong, the league or the game, is said
     resp = host.post(f"/api/host/league/{league_id}/games", json={"game": "nope"})
     assert resp.status_code == 404 and resp.get_json()["say"]["k"] == "err.no_stored_game"

@@ -445,6 +445,12 @@ function sharedWin() {
   (S.placings || []).forEach((n, i) => { const tm = teamOf(n), side = tm ? tm.name : n; if (pl[i] === 1 && !sides.includes(side)) sides.push(side); });
   return sides.length > 1 ? sides.join(" · ") : null;
 }
+// players who played hands of this game and have left it (their points stay in those hands)
+function leavers() {
+  const seated = (S.players || []).map(p => p.name), out = [];
+  (S.history || []).forEach(e => Object.keys(e.points || {}).forEach(n => { if (!seated.includes(n) && !out.includes(n)) out.push(n); }));
+  return out;
+}
 function pointsOf(e, name) { return (e.points || {})[name] || 0; }
 // Players (or teams) in the game's own order: once it is over, its placings (the tie-breaks
 // the league counts by); before, by total, the lowest first where the lowest total wins.
@@ -479,9 +485,12 @@ function renderStandings() {
   $("nohands").hidden = hist.length > 0; h.hidden = !hist.length;
   // a name (a column's head, a hand's winner) is cut to its box with an ellipsis, whole in its title
   const named = (cell, name) => { const s = el("span", name, "nm"); s.dir = "auto"; cell.title = name; cell.appendChild(s); return cell; };
+  // a column for each player at the table, then for each who played hands and left (their points
+  // stay in those hands); a hand played before someone joined shows a dash, not a 0
+  const cols = players.map(p => p.name).concat(leavers());
   const head = el("tr"); head.appendChild(el("th", t("st.hand"), "num")); head.appendChild(el("th", t("st.winner")));
-  players.forEach(p => head.appendChild(named(el("th", undefined, "num"), p.name))); h.appendChild(head);
-  hist.forEach(e => { const tr = el("tr"); tr.appendChild(el("td", String(e.hand), "num")); tr.appendChild(named(el("td"), e.winner)); players.forEach(p => tr.appendChild(el("td", String(pointsOf(e, p.name)), "num"))); h.appendChild(tr); });
+  cols.forEach(n => head.appendChild(named(el("th", undefined, "num"), n))); h.appendChild(head);
+  hist.forEach(e => { const tr = el("tr"); tr.appendChild(el("td", String(e.hand), "num")); tr.appendChild(named(el("td"), e.winner)); cols.forEach(n => tr.appendChild(el("td", n in (e.points || {}) ? String(pointsOf(e, n)) : "–", "num"))); h.appendChild(tr); });
   $("chart").innerHTML = chart(players, hist);
   loadLeague();
 }
@@ -598,7 +607,7 @@ function renderHost() {
   }
   if (!S.dealer && names.length && !$("dealer").value) $("dealer").value = names[0];  // the first hand needs one
   // during the scores: the losers whose points are still due (not the winner, nor a winner's partner)
-  fillSelect("ptplayer", (S.players || []).filter(p => S.waiting_for !== "scores" || (S.points_due || []).includes(p.name)).map(p => [p.name, p.name])); fillSelect("fixplayer", pairs); fillSelect("revplayer", pairs);
+  fillSelect("ptplayer", (S.players || []).filter(p => S.waiting_for !== "scores" || (S.points_due || []).includes(p.name)).map(p => [p.name, p.name])); fillSelect("fixplayer", pairs.concat(leavers().map(n => [n, n]))); fillSelect("revplayer", pairs);
   if (S.waiting_for === "evidence" && S.turn) $("revplayer").value = S.turn;
   if (!$("players").value) $("players").value = names.join(", ");
   $("hostturn").textContent = phaseText();
@@ -860,6 +869,11 @@ on("fixform", "submit", async (e) => {
   e.preventDefault(); const hand = parseInt($("fixhand").value, 10), player = $("fixplayer").value, n = parseInt($("fixpts").value, 10);
   if (isNaN(hand) || isNaN(n)) { toast(t("err.bad_number"), true); return; }
   if (n < 0) { toast(t("err.bad_points"), true); return; }
+  // what the referee would refuse is said before the question, not after a Yes
+  const done = (S.history || []).find(e => e.hand === hand), low = S.rules && S.rules.scoring === "lowest_wins";
+  if (done && !low && player !== done.winner) { toast(t("err.fix_loser", { winner: done.winner, hand, player }), true); return; }
+  if (done && low && player === done.winner) { toast(t("err.fix_empty", { winner: done.winner, hand }), true); return; }
+  if (done && !(player in (done.points || {}))) { toast(t("err.fix_not_played", { player, hand }), true); return; }
   if (await ask(t("confirm.fix", { hand, player, n }))) post("/api/host/score_fix", { hand, player, points: n }, "done.fix");
 });
 on("correct", "click", async () => {
@@ -964,7 +978,8 @@ on("orderjoin", "submit", (e) => {
 on("ordersave", "click", async () => {
   const players = orderDraft.slice(), before = (orderBase || "").split("\n");
   const joined = players.filter(n => !before.includes(n)), left = before.filter(n => !players.includes(n));
-  const more = (joined.length ? " " + t("confirm.order_join", { players: joined.join(", ") }) : "")
+  const low = S.rules && S.rules.scoring === "lowest_wins";  // 0 points is then the lead: said
+  const more = (joined.length ? " " + t(low ? "confirm.order_join_low" : "confirm.order_join", { players: joined.join(", ") }) : "")
     + (left.length ? " " + t("confirm.order_leave", { players: left.join(", ") }) : "");
   if (await ask(t("confirm.order", { players: players.join(", ") }) + more)) post("/api/host/seats", { players }, "done.order");
 });
