@@ -371,6 +371,9 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
             disputed = referee.disputed
             if disputed:
                 out["disputed"] = {"player": disputed["player"], "guilty": disputed["guilty"]}
+            short = referee.short_reveal  # a hand seen with fewer cards than tracked, kept back
+            if short:
+                out["short_reveal"] = short
             return out
 
         settings.update(CAMERA_STATUS=lambda: vision.source_status, CAMERA_WARNINGS=warnings)

@@ -16,6 +16,7 @@ Data flows one way: the referee imports the engine and the store, never the web 
 from __future__ import annotations
 
 import json
+import re
 import logging
 import math
 import pickle
@@ -187,6 +188,8 @@ class ClaimError(CompanionError, ValueError):
 
 
 # What the table waits for while the camera's cards are held (`Referee._hold_or_play`)
+# the engine's count_mismatch notice: "Cleo shows 9 cards, tracked 11: ..."
+_SHOWS = re.compile(r"^(.+?) shows (\d+) cards?, tracked (\d+)")
 _HOLD_WHILE = {"color": "wild's colour", "target": "wild's or seven's target", "evidence": "challenge judged"}
 
 
@@ -220,6 +223,7 @@ class Referee:
         # challenge's evidence (said aloud, tapped late): refused then, played once it comes
         self._held: list[dict] = []
         self._disputed: dict | None = None  # `disputed`
+        self._short: dict | None = None  # `short_reveal`
 
     # -- events in -----------------------------------------------------------------------
 
@@ -268,6 +272,8 @@ class Referee:
         else:
             raise BadEventError(f"an event is a JSON object, not {type(event).__name__}")
         with self._lock:
+            if source == "camera" and isinstance(event, dict) and self._short_of(event):
+                return []  # not stored: the host hears it (`short_reveal`), the points wait
             if isinstance(event, dict) and event.get("type") == LAY:
                 deal = {"type": "deal"}
                 if (self._state.get("waiting_for") == "deal" and self._state.get("history")
@@ -307,6 +313,42 @@ class Referee:
             self._hold_or_play(event, source, accepted, waited)
             self._follow_dispute(event, source, accepted)
             return _copy(notices)
+
+    def _short_of(self, event: dict) -> bool:
+        """Whether a camera `reveal` shows fewer cards than the referee tracked for the hand it
+        would count for (a loser's points, a challenged player's evidence). The engine lets a
+        shown count stand (table-log.md), but a camera misses cards of a large fanned hand (8
+        of 11 boxed): scored as seen, the winner lost points and nobody was asked. Such a reveal
+        is kept back: the host is told (`short_reveal`), the hand may be laid again spread out,
+        and a points entry or a whole reveal goes on as usual. More cards than tracked stand."""
+        if event.get("type") != "reveal" or self._state.get("waiting_for") not in ("scores", "evidence"):
+            return False
+        probe = replay(self._table.events)
+        for notice in probe.push(event):
+            m = _SHOWS.match(str(notice.get("message", ""))) if notice.get("kind") == "count_mismatch" else None
+            if m and int(m.group(2)) < int(m.group(3)):
+                self._short = {"player": notice.get("player"), "seen": int(m.group(2)), "tracked": int(m.group(3)),
+                               "hand": self._state.get("hand")}
+                log.warning("camera: %s's hand shows %s of %s cards: not counted; spread it so every card shows, "
+                            "or enter the points on the host page", *m.groups())
+                return True
+        self._short = None
+        return False
+
+    @property
+    def short_reveal(self) -> dict | None:
+        """{"player", "seen", "tracked"}: a hand the camera saw with fewer cards than tracked,
+        kept back; None once that player's points are in, the hand is over or another reveal counts."""
+        with self._lock:
+            short = self._short
+            if short is None:
+                return None
+            state = self._state
+            if (state.get("hand") != short["hand"] or state.get("waiting_for") not in ("scores", "evidence")
+                    or (state.get("waiting_for") == "scores" and short["player"] not in (state.get("points_due") or []))):
+                self._short = None
+                return None
+            return {k: short[k] for k in ("player", "seen", "tracked")}
 
     @property
     def disputed(self) -> dict | None:

@@ -642,3 +642,26 @@ def test_a_hand_shown_after_the_verdict_that_says_otherwise_is_said_to_the_host(
     referee.submit({"type": "verdict", "guilty": False}, source="host")
     referee.submit({"type": "reveal", "cards": ["green_9", "blue_8", "yellow_2"]}, source="camera")
     assert referee.disputed is None  # the hand agrees with the verdict: nothing to say
+
+
+def test_a_hand_the_camera_saw_short_is_not_scored_short(store: EventStore) -> None:
+    # An 11-card fan read as 9 was scored as 9 ("the shown count stands"): the winner lost the
+    # points of the two cards nobody saw, and nobody was asked
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob"], "rules": {"hand_size": 3}},
+                          {"type": "deal", "dealer": "Bob"}, {"type": "flip", "card": "red_5"}])
+    for card in ("red_6", "red_7"):
+        referee.submit({"type": "play", "card": card}, source="camera")
+        if card == "red_7":
+            referee.submit({"type": "uno", "player": "Ann"}, source="phone")
+        referee.submit({"type": "draw"}, source="phone")
+        referee.submit({"type": "pass"}, source="phone")
+    referee.submit({"type": "play", "card": "red_8"}, source="camera")  # Ann goes out; Bob holds 5
+    assert referee.state["waiting_for"] == "scores"
+    stored = len(referee.events)
+    assert referee.submit({"type": "reveal", "cards": ["blue_1", "green_2", "yellow_3"]}, source="camera") == []
+    assert len(referee.events) == stored and referee.state["waiting_for"] == "scores"
+    assert referee.short_reveal == {"player": "Bob", "seen": 3, "tracked": 5}
+    # the hand laid again, spread out: every card seen, counted
+    referee.submit({"type": "reveal", "cards": ["blue_1", "green_2", "yellow_3", "red_9", "wild"]}, source="camera")
+    assert referee.short_reveal is None and referee.state["history"][0]["points"]["Ann"] == 65

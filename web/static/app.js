@@ -1076,6 +1076,7 @@ function cameraLine() {
     if (w.colourless) lines.push(t("camera.colourless"));
     if (w.beside) lines.push(t("camera.beside", w.beside));
     if (w.disputed) lines.push(t(w.disputed.guilty ? "camera.disputed_guilty" : "camera.disputed_innocent", w.disputed));
+    if (w.short_reveal) lines.push(t("camera.short_reveal", w.short_reveal));
     $("camline").textContent = lines.join(" · "); $("camline").hidden = !lines.length;
   }).catch(() => { });
 }
