@@ -707,7 +707,9 @@ def host_card() -> Any:
 def host_refused() -> Any:
     """The referee's refusals in this game (newest last), for the host only: a phone hears of
     its own in the answer to its tap, and nobody else is bothered with them."""
-    notices = [n for n in _ext().referee.state.get("notices") or () if n.get("kind") == "rejected"][-20:]
+    later = getattr(_ext().referee, "counted_later", set())  # held for a colour, then counted: no refusal
+    notices = [n for n in _ext().referee.state.get("notices") or ()
+               if n.get("kind") == "rejected" and n.get("event") not in later][-20:]
     lines = _ext().referee.events
     return jsonify(refused=[{"event": n.get("event"), "player": n.get("player"), "message": cap(str(n.get("message"))),
                              "say": error_say(str(n.get("message"))), "what": _refused_what(lines, n.get("event"))}

@@ -222,6 +222,10 @@ class Referee:
         # Cards the camera saw laid while the table waited for a wild's colour, a target or a
         # challenge's evidence (said aloud, tapped late): refused then, played once it comes
         self._held: list[dict] = []
+        self._held_at: list[int] = []  # the stored line of each held card (refused, since it waited)
+        # lines refused because a card was held, whose card then counted: the host's list of
+        # refusals leaves them out (they stay in the log, as laid)
+        self.counted_later: set[int] = set()
         self._disputed: dict | None = None  # `disputed`
         self._short: dict | None = None  # `short_reveal`
 
@@ -274,6 +278,8 @@ class Referee:
         with self._lock:
             if source == "camera" and isinstance(event, dict) and self._short_of(event):
                 return []  # not stored: the host hears it (`short_reveal`), the points wait
+            if source == "camera" and isinstance(event, dict) and event.get("type") == "take_back":
+                self._renamed_back(event)
             if isinstance(event, dict) and event.get("type") == LAY:
                 deal = {"type": "deal"}
                 if (self._state.get("waiting_for") == "deal" and self._state.get("history")
@@ -295,6 +301,8 @@ class Referee:
             notices = table.push(event)
             if accepted:  # a refused event changes nothing, the claim included
                 self._follow_claim(table, event, before)
+            if game_id != self.game_id:
+                self.counted_later = set()  # line numbers are a game's own
             self._table, self.game_id = table, game_id
             over = table.state.get("waiting_for") == "game_over"
             if over != was_over:
@@ -313,6 +321,31 @@ class Referee:
             self._hold_or_play(event, source, accepted, waited)
             self._follow_dispute(event, source, accepted)
             return _copy(notices)
+
+    def _renamed_back(self, take_back: dict) -> None:
+        """The camera saw a card taken back that the referee had named otherwise than the
+        camera's likeliest reading (a red 1 read at 0.72 on a yellow 9 made the yellow 1 that
+        fits): the take-back says the card did not fit, so the play is put back to the camera's
+        reading (a `correct` line) and the take-back then counts, penalty and all. Before, the
+        take-back was refused and the table went on from a card nobody laid."""
+        if self._table.check(take_back) is None or not self._table.in_effect:
+            return
+        last = self._table.in_effect[-1]
+        play = self._table.events[last]
+        if isinstance(play, str):
+            play = decode_line(play)
+        read = play.get("read") if isinstance(play, dict) and play.get("type") == "play" else None
+        if not read or not isinstance(read[0], list) or read[0][0] == play.get("card"):
+            return
+        correct = {"type": "correct", "event": last, "card": read[0][0]}
+        if self._table.check(correct) is not None:
+            return
+        probe = replay(self._table.events)
+        probe.push(correct)
+        if probe.check(take_back) is None:  # as the camera read it, the card was illegal: taken back
+            log.warning("camera: %s taken back: it was the %s the camera read, not the %s that fit",
+                        play.get("card"), read[0][0], play.get("card"))
+            self._submit(correct, "camera", None)
 
     def _short_of(self, event: dict) -> bool:
         """Whether a camera `reveal` shows fewer cards than the referee tracked for the hand it
@@ -397,14 +430,16 @@ class Referee:
         if (not accepted and source == "camera" and isinstance(event, dict) and event.get("type") == "play"
                 and waited in _HOLD_WHILE):
             self._held.append(event)
+            self._held_at.append(len(self._table.events) - 1)  # its stored (refused) line
             log.warning("camera: %s held until the table has its %s", event.get("card"), _HOLD_WHILE[waited])
             return
         if not accepted or not self._held or self._state.get("waiting_for") in _HOLD_WHILE:
             return
-        held, self._held = self._held, []
+        held, at, self._held, self._held_at = self._held, self._held_at, [], []
         if isinstance(event, dict) and event.get("type") in ("color", "target", "verdict", "reveal"):
-            for card in held:
-                self._submit(card, "camera", None)
+            for card, line in zip(held, at):
+                if not any(n.get("kind") == "rejected" for n in self._submit(card, "camera", None)):
+                    self.counted_later.add(line)  # its first, refused line is no refusal to the host
         else:
             log.warning("camera: %s laid while the table waited, dropped: enter them on the host page if "
                         "they stand", ", ".join(str(c.get("card")) for c in held))

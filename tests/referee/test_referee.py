@@ -612,6 +612,9 @@ def test_cards_the_camera_sees_while_a_colour_is_awaited_are_played_once_it_is_n
     assert state["top"] == "yellow_3" and state["turn"] == "Ann" and state["color"] == "yellow"
     assert not [n for n in state["notices"] if n["kind"] == "illegal_play"]
     assert {p["name"]: p["cards"] for p in state["players"]} == {"Ann": 6, "Bob": 6, "Cid": 6}
+    # their first, refused lines stay in the log as laid, but are no refusals to the host
+    refused = {n["event"] for n in state["notices"] if n["kind"] == "rejected"}
+    assert refused == {4, 5} and referee.counted_later == {4, 5}
 
 
 def test_cards_held_for_a_colour_are_dropped_when_the_wild_is_taken_back(store: EventStore) -> None:
@@ -665,3 +668,19 @@ def test_a_hand_the_camera_saw_short_is_not_scored_short(store: EventStore) -> N
     # the hand laid again, spread out: every card seen, counted
     referee.submit({"type": "reveal", "cards": ["blue_1", "green_2", "yellow_3", "red_9", "wild"]}, source="camera")
     assert referee.short_reveal is None and referee.state["history"][0]["points"]["Ann"] == 65
+
+
+def test_a_card_renamed_to_fit_and_then_taken_back_was_the_card_the_camera_read(store: EventStore) -> None:
+    # red 1 read at 0.72 on a yellow 9: the referee made it the yellow 1 that fits; the player
+    # took it back, and the take-back was refused ("not now"): the penalty lost, and the table
+    # went on from a yellow 1 nobody laid
+    referee = Referee(store)
+    _submit_all(referee, [{"type": "game", "players": ["Ann", "Bob", "Cid"]}, {"type": "deal", "dealer": "Cid"},
+                          {"type": "flip", "card": "yellow_9"}])
+    referee.submit(lay("red_1", ("red_1", 0.72), ("yellow_1", 0.27)), "camera")
+    assert referee.state["top"] == "yellow_1"  # an unsure reading gives way to the card that fits
+    notices = referee.submit({"type": "take_back"}, "camera")
+    assert not _rejected(notices)
+    state = referee.state
+    assert state["top"] == "yellow_9" and {p["name"]: p["cards"] for p in state["players"]}["Ann"] == 9
+    assert {"type": "correct", "event": 3, "card": "red_1"} in store.events(referee.game_id)

@@ -365,3 +365,16 @@ def test_a_new_game_refuses_one_person_named_twice_in_other_capitals(referee):
     resp = host.post("/api/host/game", json={"players": ["Anna", "Bob", "anna"]})
     assert resp.status_code == 400 and resp.get_json()["say"]["k"] == "err.players_list"
     assert referee.events == []
+
+
+def test_a_card_held_for_a_colour_and_then_counted_is_no_refusal_to_the_host(referee):
+    # the host's list showed "not now: waiting for a colour" for a red 3 that was then counted
+    app, host = _host(referee, TABLE_MODE="camera")
+    for event, source in (({"type": "game", "players": ["Ann", "Bob", "Cid"]}, "host"),
+                          ({"type": "deal", "dealer": "Cid"}, "host"), ({"type": "flip", "card": "red_5"}, "camera"),
+                          ({"type": "play", "card": "wild"}, "camera"), ({"type": "play", "card": "red_3"}, "camera")):
+        referee.submit(event, source=source)
+    assert [r["what"] for r in host.get("/api/host/refused").get_json()["refused"]] == [{"type": "play", "card": "red_3"}]
+    referee.submit({"type": "color", "color": "red"}, source="phone")
+    assert referee.state["top"] == "red_3"
+    assert host.get("/api/host/refused").get_json()["refused"] == []
