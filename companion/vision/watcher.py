@@ -132,6 +132,11 @@ CARD_FILL = 0.7
 # shorter side across. Two boxes of one card differ by about 5 % of a side at the 95th
 # percentile (IoU 0.89 with the true box, `fit-sharpness`); twice that is allowed.
 PART_OF_CARD = 0.9
+# ... and lies within the top card's box: this share of it at least. A part of the card is inside
+# the card's box up to the boxes' jitter (about 5 % of a side on either edge: 0.9 of its area);
+# 0.8 let a twin laid straighter on an aslant first card (0.81 of its box inside) pass for the
+# first one half hidden, and the play was missed
+WITHIN = 0.9
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
 # area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
 # host is told. What came to rest must be the size of a card: its changed patch BESIDE_SIZE
@@ -1051,7 +1056,7 @@ class Watcher:
         # straight; a turn found wrong from its patch would make it look wider than it is)
         short = min([2 * found[1]] + [min(b[2] - b[0], b[3] - b[1]) for b in self._card_boxes])
         return (min(box[2] - box[0], box[3] - box[1]) < PART_OF_CARD * short
-                and box_intersection(box, top.box) >= 0.8 * box_area(box))
+                and box_intersection(box, top.box) >= WITHIN * box_area(box))
 
     def _camera_moved(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card's box moved with the whole picture: the camera was bumped, and

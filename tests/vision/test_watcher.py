@@ -396,6 +396,19 @@ def test_watcher_an_arm_resting_over_part_of_the_top_card_lays_nothing():
     assert [e["type"] for e in scene.events] == ["lay"]
 
 
+@pytest.mark.parametrize("angle, dx, dy", [(30, 20, 30), (35, 30, 20)])
+def test_watcher_a_twin_laid_straighter_on_an_aslant_first_card_is_a_lay(angle, dx, dy):
+    # the probe's hand: a blue reverse turned up aslant, the second laid straighter and a little
+    # off (eight tenths of its box inside the first's): it was taken for the first card half
+    # hidden by an arm, missed, and every card after it went to the wrong player
+    scene = Scene()
+    scene.show([])
+    first = ("blue_reverse", 330, 180, angle)
+    scene.show([first])
+    scene.show([first, ("blue_reverse", 330 + dx, 180 + dy, 2)])
+    assert [e["card"] for e in scene.events] == ["blue_reverse", "blue_reverse"]
+
+
 def test_watcher_a_twin_laid_a_third_up_on_its_twin_over_a_look_alike_is_a_lay():
     # yellow 1 on yellow 6, then a second yellow 1 laid a third of a card up: where the first
     # yellow 1 still shows below the new one, it looks like the yellow 6 beneath it did, so
