@@ -16,10 +16,10 @@ Data flows one way: the referee imports the engine and the store, never the web 
 from __future__ import annotations
 
 import json
-import re
 import logging
 import math
 import pickle
+import re
 import threading
 from typing import Any, Callable, Sequence
 
@@ -187,9 +187,9 @@ class ClaimError(CompanionError, ValueError):
         self.key, self.args_ = key, args
 
 
-# What the table waits for while the camera's cards are held (`Referee._hold_or_play`)
-# the engine's count_mismatch notice: "Cleo shows 9 cards, tracked 11: ..."
+# The engine's count_mismatch notice: "Cleo shows 9 cards, tracked 11: ..." (`Referee._short_of`)
 _SHOWS = re.compile(r"^(.+?) shows (\d+) cards?, tracked (\d+)")
+# What the table waits for while the camera's cards are held (`Referee._hold_or_play`)
 _HOLD_WHILE = {"color": "wild's colour", "target": "wild's or seven's target", "evidence": "challenge judged"}
 
 
