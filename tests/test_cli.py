@@ -181,3 +181,31 @@ def test_watch_fake_truth_refuses_a_table_log_that_is_no_videos_truth(capsys, tm
     assert out.out == "" and out.err == (
         "uno-companion watch: --fake-truth hand.jsonl: not a video's truth (no `t` times and boxes on its card "
         "lines): give the .jsonl that make-video wrote beside the video\n")
+
+
+def test_watch_says_when_the_picture_shows_no_colour(capsys, tmp_path) -> None:
+    # a webcam in its black-and-white night mode: `watch` printed "0 events" and nothing else,
+    # where `run` says why on the console and the host page
+    import cv2
+
+    from companion.synth.tablevideo import make_video
+
+    video = tmp_path / "table.mp4"
+    make_video(video, plays=2, seed=3)
+    reader = cv2.VideoCapture(str(video))
+    fps = reader.get(cv2.CAP_PROP_FPS) or 10.0
+    grey_path = tmp_path / "grey.mp4"
+    writer = None
+    while True:
+        ok, frame = reader.read()
+        if not ok:
+            break
+        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        if writer is None:
+            writer = cv2.VideoWriter(str(grey_path), cv2.VideoWriter_fourcc(*"mp4v"), fps, grey.shape[1::-1])
+        writer.write(grey)
+    reader.release()
+    writer.release()
+    assert main(["watch", str(grey_path)]) == 0
+    err = capsys.readouterr().err
+    assert "showed no colour (a black-and-white picture?)" in err, err

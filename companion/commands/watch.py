@@ -105,4 +105,9 @@ def main(args: argparse.Namespace) -> int:
         return 0
     if not args.json:
         print(f"{count} events from {watcher.frames if watcher else 0} frames", file=sys.stderr)
+    # a camera gone to its black-and-white night mode: cards seen, none named (as `run` says it)
+    grey = int(getattr(getattr(watcher, "detector", None), "colourless_total", 0)) if watcher else 0
+    if grey:
+        print(f"{grey} card readings showed no colour (a black-and-white picture?): a card's colour cannot "
+              "be read from it, so those cards were not named", file=sys.stderr)
     return 0
