@@ -253,12 +253,12 @@ class AccessStore:
             return None
         return int(failures), float(first), float(last)
 
-    def wait_for(self, address: str, client: str, born: float = 0.0) -> float:
+    def wait_for(self, address: str, client: str) -> float:
         """Seconds the client (address + client id) must wait before its next PIN; 0 when it
         may try now. Its own wrong PINs count, and unless it gave the right PIN before (the
         host's own browser), so do its address's and, past TABLE_FREE, the whole table's: a
-        guesser's cookies made before its streak began, or many addresses, wait as one.
-        (`born`, the cookie's age, no longer exempts: such cookies were the way round.)"""
+        guesser's cookies made before its streak began, or many addresses, wait as one (a
+        cookie's age once exempted it: collecting cookies first was the way round)."""
         now = self.clock()
         wait = 0.0
         own = self._failures(f"{address}|{client}")

@@ -453,8 +453,8 @@ def host_login() -> Any:
     """The PIN, with back-off per client (address + client cookie): each wrong PIN doubles
     that client's wait; a client that has not failed is never held up by another's guesses."""
     access = _ext().access
-    address, client, born = client_id()
-    wait = access.wait_for(address, client, born)
+    address, client = client_id()
+    wait = access.wait_for(address, client)
     if wait > 0:
         seconds = max(1, math.ceil(wait))
         reply, status = refuse(429, f"too many wrong PINs from this phone: wait {seconds} s", "err.pin_wait", n=seconds)
@@ -640,7 +640,8 @@ def host_score_fix() -> Any:
     state = _ext().referee.state
     points = _int(data.get("points"), "points")
     hand = _int(data.get("hand"), "hand")
-    played = next((h.get("points") or {} for h in state.get("history") or [] if h.get("hand") == hand), {})
+    done = next((h for h in state.get("history") or [] if h.get("hand") == hand), None)
+    played = (done or {}).get("points") or {}
     # a player of that hand, also one who has left the table since
     player = data.get("player") if isinstance(data.get("player"), str) and data.get("player") in played \
         else _player(state, data.get("player"))
@@ -652,12 +653,11 @@ def host_score_fix() -> Any:
     most = 2 * sum(_deck_points(state))
     if points > most:
         raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
-    done = {h.get("hand"): h for h in state.get("history") or []}
-    if hand not in done:
+    if done is None:
         raise BadRequest(f"no finished hand {hand} to fix", "err.no_hand_fix", hand=hand)
-    if player not in (done[hand].get("points") or {}):  # a newcomer's hands begin after they joined
+    if player not in played:  # a newcomer's hands begin after they joined
         raise BadRequest(f"{player} did not play hand {hand}: they joined after it")
-    refused = fix_refused(parse_rules(state.get("rules") or {}), hand, done[hand].get("winner"), player)
+    refused = fix_refused(parse_rules(state.get("rules") or {}), hand, done.get("winner"), player)
     if refused:  # a loser's points in a winner-takes game (the engine's rule, said before storing)
         raise BadRequest(refused)
     return _submit({"type": "score_fix", "hand": hand, "player": player, "points": points}, "host")
@@ -863,7 +863,7 @@ def host_league_add(league_id: str) -> Any:
     already = game_id in store.league_games(league_id)
     store.add_to_league(league_id, game_id)
     # a game still in play joins now and counts once finished (`unfinished` in the standings)
-    finished = next((g["finished"] for g in store.games() if g["id"] == game_id), False)
+    finished = store.finished(game_id)
     key, message = (("done.league_already", "the game is in the league already") if already else
                     ("done.league_added", "the game is in the league") if finished else
                     ("done.league_later", "the game is in the league: not finished yet, it counts once it is"))

@@ -52,7 +52,6 @@ def _new_session() -> None:
     session.permanent = True
     session["csrf"] = secrets.token_urlsafe(24)
     session["cid"] = secrets.token_urlsafe(12)
-    session["born"] = current_app.extensions["uno"].access.clock()
 
 
 def csrf_token() -> str:
@@ -61,13 +60,11 @@ def csrf_token() -> str:
     return str(session["csrf"])
 
 
-def client_id() -> tuple[str, str, float]:
-    """(address, client id, when its cookie was made): who a wrong PIN is counted against."""
+def client_id() -> tuple[str, str]:
+    """(address, client id): who a wrong PIN is counted against."""
     if "cid" not in session:
         _new_session()
-    born = session.get("born")
-    return (str(request.remote_addr or "?"), str(session["cid"]),
-            float(born) if isinstance(born, (int, float)) else current_app.extensions["uno"].access.clock())
+    return str(request.remote_addr or "?"), str(session["cid"])
 
 
 def check_csrf() -> None:

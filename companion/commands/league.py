@@ -120,8 +120,7 @@ def main(args: argparse.Namespace) -> int:
             closed = " (a closed league)" if store.league(league_id)["closed"] else ""  # type: ignore[index]
             # a game still in play counts in the table once it is finished: said, not left to a
             # count of "unfinished" games under `show`
-            finished = next((g["finished"] for g in store.games() if g["id"] == args.name), True)
-            later = "" if finished else ": not finished yet, it counts once it is"
+            later = "" if store.finished(args.name) else ": not finished yet, it counts once it is"
             print(f"game {args.name} added to league {league_id}{closed}{later}")
             return 0
         if args.action == "close" and args.name is None:

@@ -385,9 +385,11 @@ class Table:
         self._lasting.append(note)
         self._out.append(note)
 
-    def _note(self, kind: str, player: int | None, message: str) -> None:
-        note = {"event": self._cur, "kind": kind,
-                "player": None if player is None else self._names[player], "message": message}
+    def _note(self, kind: str, player: int | str | None, message: str) -> None:
+        """A notice about seat `player`, or about a player named (one no longer seated: who left,
+        whose hand before they left is fixed)."""
+        name = self._names[player] if isinstance(player, int) else player
+        note = {"event": self._cur, "kind": kind, "player": name, "message": message}
         self._notices.append(note)
         self._out.append(note)
 
@@ -994,8 +996,7 @@ class Table:
             self._note("joined", self._index[name], f"{name} joins the game with 0 points")
         for name in left:
             points = sum(h["points"].get(name, 0) for h in self._history)
-            self._note("left", None, f"{name} leaves the game with {points} points")
-            self._notices[-1]["player"] = name  # named, though no longer in a seat
+            self._note("left", name, f"{name} leaves the game with {points} points")
 
     def _step_dealer(self) -> int:
         assert self._dealer is not None
@@ -1915,9 +1916,8 @@ class Table:
         entry["points"] = dict(entry["points"], **{name: pts})
         self._total()
         was_over = self._phase == "game_over"
-        self._note("score_fixed", self._index.get(name), f"hand {hand} fixed: {name} {pts} points")
+        self._note("score_fixed", name, f"hand {hand} fixed: {name} {pts} points")
         fixed = self._notices[-1]
-        fixed["player"] = name  # named, also once they have left
         if self._phase in ("deal", "game_over"):
             self._settle()  # which may say who wins the game now
         if was_over and self._phase != "game_over":

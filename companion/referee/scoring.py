@@ -2,7 +2,7 @@
 "End of a hand and scoring")."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from companion.referee.rules import Rules
 
@@ -104,7 +104,7 @@ def tie_break(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
 
 
 def _standing(rules: Rules, scores: Sequence[int], hands_won: Sequence[int],
-              end_cards: Sequence[int], last_draw: Sequence[int]):  # type: ignore[no-untyped-def]
+              end_cards: Sequence[int], last_draw: Sequence[int]) -> Callable[[int], tuple[int, int, int, int]]:
     """A seat's sort key: the most points (`lowest_wins`: the fewest), more hands won, fewer
     cards held at the end of the last hand, the earlier last draw (rules.md)."""
     sign = -1 if rules.scoring == "winner_takes" else 1

@@ -423,6 +423,12 @@ class EventStore:
         with self._lock:
             return bool(self._read("SELECT 1 FROM games WHERE id = ?", (game_id,)))
 
+    def finished(self, game_id: str) -> bool:
+        """Whether the stored game `game_id` is over (False for one not stored)."""
+        with self._lock:
+            rows = self._read("SELECT finished FROM games WHERE id = ?", (game_id,))
+        return bool(rows and rows[0][0])
+
     def latest_game(self) -> str | None:
         """The newest game, finished or not."""
         with self._lock:
