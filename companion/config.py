@@ -134,6 +134,16 @@ def _players(value: Any) -> list[str]:
     return names
 
 
+def _hostnames(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
+        raise ValueError('must be a list of names, e.g. ["uno.example.net"]')
+    names = [h.strip().lower().rstrip(".") for h in value]
+    for name in names:
+        if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?", name) or ".." in name:
+            raise ValueError(f"{name!r} is no host name (letters, digits, dots and hyphens, no port)")
+    return names
+
+
 def _camera_source(value: Any) -> str | int:
     if isinstance(value, bool):
         raise ValueError('must be "auto", "demo", "picamera", a camera index or a video file')
@@ -162,6 +172,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "dealer": Key(_text, "", 'who deals the first hand; "" = the first player'),
         "port": Key(_int_range(1, 65535), 8000, "port of the phone page (http://<this machine>:port)"),
         "host": Key(_text, "0.0.0.0", 'address to listen on; "0.0.0.0" = every network, so phones can join'),
+        "hostnames": Key(_hostnames, [], 'other names the page is opened by, e.g. ["uno.example.net"]; IP addresses '
+                         'and local names (raspberrypi, uno.local, pi.lan) always work, other names are refused'),
         "host_pin": Key(_host_pin, "", 'passphrase (10+ characters) or PIN (4-12 digits) for set-up and corrections on the phone page; "" = a new passphrase printed at each start'),
         "db": Key(_text, "", 'event store (SQLite); "" = ~/.local/share/uno-companion/games.db; '
                   'a relative path is beside this file'),
@@ -208,6 +220,7 @@ class Config:
     dealer: str = ""
     port: int = 8000
     host: str = "0.0.0.0"
+    hostnames: list[str] = field(default_factory=list)
     host_pin: str = ""
     db: str = ""
     camera: dict[str, Any] = field(default_factory=dict)

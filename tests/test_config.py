@@ -111,6 +111,8 @@ target = 200
         ('players = ["A", "A"]\n', "config.toml line 1: players must not name a player twice"),
         ('players = ["A", "B"]\ndealer = "Z"\n', "config.toml line 2: dealer must be one of the players, got 'Z'"),
         ('host_pin = "12"\n', "config.toml line 1: host_pin must be 4-12 digits or a passphrase"),
+        ('hostnames = "uno.example.net"\n', 'config.toml line 1: hostnames must be a list of names, e.g. ["uno.example.net"]'),
+        ('hostnames = ["uno.example.net:8000"]\n', "config.toml line 1: hostnames 'uno.example.net:8000' is no host name"),
         ('players = ["A", "B"]\n[gpio.seats]\nA = 5\nZed = 6\n', "config.toml line 4: gpio.seats.Zed names no player"),
         ('[gpio]\nuno_pin = 0\nled_pin = 5\nbuzzer_pin = 5\n', "config.toml line 4: gpio.buzzer_pin uses the same pin as gpio.led_pin"),
         ("[zones]\ndiscard = [0.5, 0.5, 0.2, 0.9]\n", "config.toml line 2: zones.discard must be [x1, y1, x2, y2]"),
@@ -148,6 +150,10 @@ def test_config_bad_value_names_key_and_line(text: str, message: str) -> None:
 def test_config_unknown_key_suggests_the_closest(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match="^" + __import__("re").escape(message)):
         parse_config(text)
+
+
+def test_config_hostnames_are_kept_in_lower_case() -> None:
+    assert parse_config('hostnames = ["Uno.Example.NET."]\n').hostnames == ["uno.example.net"]
 
 
 def test_config_find_line_respects_tables() -> None:

@@ -13,7 +13,7 @@ from flask import Flask, jsonify, request
 from web.access import AccessError, AccessStore, load_secret_key
 from web.hub import LiveHub
 from web.inputs import MAX_BODY, cap
-from web.security import Seats, check_csrf
+from web.security import Seats, check_csrf, check_host
 
 
 @dataclass
@@ -59,6 +59,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         HOST_PIN=f"{secrets.randbelow(10000):04d}",
         PORT=8000,
         PUBLIC_URL=None,
+        HOSTNAMES=(),  # public names the page is also reached by (IP addresses and local names always are)
         SSE_HEARTBEAT_S=15.0,
         SNAPSHOT=None,  # callable -> latest BGR frame, for zone set-up
         ZONES_PATH=None,  # zones JSON file the watcher reads
@@ -96,6 +97,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
 
         referee = Referee(EventStore(":memory:"))
     app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=access)
+    app.before_request(check_host)
     app.before_request(check_csrf)
 
     from web import api, pages, zones

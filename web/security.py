@@ -8,9 +8,11 @@ copied cookie is worthless after it.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 from functools import wraps
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from flask import abort, current_app, jsonify, request, session
 
@@ -65,6 +67,46 @@ def client_id() -> tuple[str, str]:
     if "cid" not in session:
         _new_session()
     return str(request.remote_addr or "?"), str(session["cid"])
+
+
+# Names only the local network resolves: a web page elsewhere cannot point them at the table
+# (DNS rebinding works through a public name whose address its owner switches to the Pi's).
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain", ".localhost")
+
+
+def host_name_ok(host: str, allowed: tuple[str, ...] = ()) -> bool:
+    """A Host header the table answers: an IP address, a one-word or local-network name
+    (`raspberrypi`, `uno.local`, `pi.lan`), or a name the configuration lists (`hostnames`)."""
+    name = host.strip().lower().rstrip(".")
+    if name.startswith("["):  # [IPv6]:port
+        name = name[1:].split("]", 1)[0]
+    elif name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    if not name or "." not in name or name == "localhost" or name.endswith(LOCAL_SUFFIXES):
+        return True
+    return name in {a.strip().lower().rstrip(".") for a in allowed}
+
+
+def check_host() -> Any:
+    """Refuse a request made under a public name the table does not know: a page on the internet
+    that points its own name at the Pi (DNS rebinding) could otherwise read the game and take
+    seats from a player's browser on the table's Wi-Fi."""
+    host = request.headers.get("Host")
+    public = urlsplit(current_app.config.get("PUBLIC_URL") or "").hostname  # `host` set to a name
+    allowed = tuple(current_app.config.get("HOSTNAMES") or ()) + ((public,) if public else ())
+    if host is None or host_name_ok(host, allowed):
+        return None
+    shown = host[:60]
+    text = (f"this table does not answer to the name {shown!r}: open it at its own address, "
+            "or add the name to hostnames in the configuration")
+    if request.path.startswith("/api/"):
+        return jsonify(error=text, say={"k": "err.refused", "a": {"n": 421}}), 421
+    return current_app.response_class(text + "\n", status=421, mimetype="text/plain")
 
 
 def check_csrf() -> None:

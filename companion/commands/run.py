@@ -362,7 +362,7 @@ def make_app(referee: Any, config: Config, host_pin: str, vision: Any = None, mo
     db = config.db_path
     # a server bound to one address is reached there, not at the machine's LAN address
     public = None if config.host in EVERY_ADDRESS else _http(config.host, config.port) + "/"
-    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": public,
+    settings: dict = {"HOST_PIN": host_pin, "PORT": config.port, "PUBLIC_URL": public, "HOSTNAMES": tuple(config.hostnames),
                       "DATA_DIR": str(db.parent), "ACCESS_DB": str(access_file(db)), "TABLE_MODE": mode}
     if vision is not None:  # camera zone set-up on the host page
         # the host page says a lost camera, a pile hidden long and a grey picture

@@ -88,6 +88,33 @@ def test_post_without_csrf_is_refused(app, referee):
     assert resp.status_code == 403 and "CSRF" in resp.get_json()["error"]
 
 
+def test_a_public_name_pointed_at_the_table_is_refused_and_changes_nothing(game, app):
+    """DNS rebinding: a page on evil.example whose name now resolves to the Pi must not read the
+    game or take a seat from a player's browser; the table's own addresses and names still work."""
+    phone = _phone(app)
+    before = len(game.events)
+    evil = {"Host": "evil.example:8000"}
+    assert phone.get("/api/state", headers=evil).status_code == 421
+    resp = phone.post("/api/seat", json={"player": "Ann"}, headers=evil)
+    assert resp.status_code == 421 and "does not answer to the name 'evil.example:8000'" in resp.get_json()["error"]
+    page = phone.get("/seat", headers=evil)
+    assert page.status_code == 421 and "hostnames" in page.get_data(as_text=True)
+    assert app.extensions["uno"].seats.taken() == [] and len(game.events) == before
+    for ok in ("192.168.1.20:8000", "[fe80::1]:8000", "raspberrypi:8000", "uno.local", "pi.lan:8000",
+               "localhost:8000", "10.0.0.5"):
+        assert phone.get("/api/state", headers={"Host": ok}).status_code == 200, ok
+
+
+def test_a_name_the_configuration_lists_is_answered(referee):
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "HOSTNAMES": ("uno.example.net",)}, referee=referee)
+    client = app.test_client()
+    assert client.get("/api/state", headers={"Host": "UNO.example.net:8000"}).status_code == 200
+    assert client.get("/api/state", headers={"Host": "other.example.net"}).status_code == 421
+    bound = create_app({"HOST_PIN": PIN, "TESTING": True, "PUBLIC_URL": "http://table.example.org:8000/"},
+                       referee=referee)
+    assert bound.test_client().get("/api/state", headers={"Host": "table.example.org:8000"}).status_code == 200
+
+
 @pytest.mark.parametrize("path,body", [("/api/host/game", {"players": PLAYERS}), ("/api/host/deal", {}),
                                        ("/api/host/undo", {}), ("/api/host/points", {"player": "Ann", "points": 3}),
                                        ("/api/host/verdict", {"guilty": True}),
