@@ -72,6 +72,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         ACCESS_DB=None,
         HOST_SESSION_S=24 * 3600.0,  # a host login lasts a day (logout ends it at once)
         HOST_LINK_S=3600.0,  # a one-time host link printed by `run` works for an hour
+        SEAT_LINK_S=600.0,  # a seat link from the host page works once, for 10 minutes
         CLOCK=None,  # wall clock for sessions and PIN back-off (tests pass their own)
         TABLE_MODE="camera",  # camera | none (phones enter the cards) | demo (phones only watch)
     )

@@ -51,6 +51,11 @@ CREATE TABLE IF NOT EXISTS host_links (
     token   TEXT PRIMARY KEY,          -- sha256 of a one-time host link's token
     expires REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS seat_links (  -- a seat the host hands to one phone by a one-time link
+    token   TEXT PRIMARY KEY,          -- sha256 of the link's token
+    player  TEXT NOT NULL UNIQUE,      -- while the link lives, tapping the name does not take the seat
+    expires REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pin_failures (
     client   TEXT PRIMARY KEY,         -- "address|client id", "address|*" for the address, "*|*" for the table
     failures INTEGER NOT NULL,
@@ -62,6 +67,10 @@ CREATE TABLE IF NOT EXISTS known_hosts (  -- client ids that gave the right PIN:
     since  REAL NOT NULL
 );
 """
+
+
+class SeatKept(PermissionError):
+    """The seat is kept for the phone that opens the host's seat link."""
 
 
 class AccessError(CompanionError, OSError):
@@ -162,6 +171,10 @@ class AccessStore:
             rows = self._run("read the seats", "SELECT token FROM seats WHERE player = ?", (player,))
             if rows and (token is None or rows[0][0] != _hash(token)):
                 raise PermissionError(f"{player}'s seat is taken by another phone: the host can free it")
+            if self._run("read the seat links", "SELECT 1 FROM seat_links WHERE player = ? AND expires >= ?",
+                         (player, self.clock())):
+                raise SeatKept(f"{player}'s seat is kept for the phone the host gives it to: "
+                                      "scan the seat link on the host's screen")
             token = token or secrets.token_urlsafe(24)
             self._many("take the seat", [("DELETE FROM seats WHERE token = ?", (_hash(token),)),
                                          ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)",
@@ -174,6 +187,40 @@ class AccessStore:
             self._many("free the seat", [("DELETE FROM seats WHERE player = ?", (player,))])
             return had
 
+    def new_seat_link(self, player: str, ttl: float) -> str:
+        """A one-time link that gives `player`'s seat to the phone that opens it within `ttl`
+        seconds. The seat is freed now and kept for the link: a phone on the Wi-Fi that took a
+        seat not its own cannot take it again by tapping the name (seats are first come)."""
+        token = secrets.token_urlsafe(18)
+        now = self.clock()
+        self._many("make a seat link", [("DELETE FROM seat_links WHERE expires < ? OR player = ?", (now, player)),
+                                        ("DELETE FROM seats WHERE player = ?", (player,)),
+                                        ("INSERT INTO seat_links (token, player, expires) VALUES (?, ?, ?)",
+                                         (_hash(token), player, now + ttl))])
+        return token
+
+    def use_seat_link(self, link: object, token: str | None) -> tuple[str, str] | None:
+        """The seat a live seat link gives, bound to the phone holding `token` (a new token if
+        none): (player, token). None when the link is unknown, used or out of date; it is used up
+        either way. The phone leaves any seat it held: one phone, one seat."""
+        if not isinstance(link, str) or not link or len(link) > 100:
+            return None
+        with self._lock:
+            rows = self._run("read the seat links", "SELECT player, expires FROM seat_links WHERE token = ?",
+                             (_hash(link),))
+            if not rows:
+                return None
+            player, expires = rows[0]
+            if self.clock() > float(expires):
+                self._many("use the seat link", [("DELETE FROM seat_links WHERE token = ?", (_hash(link),))])
+                return None
+            token = token or secrets.token_urlsafe(24)
+            self._many("take the seat", [("DELETE FROM seat_links WHERE token = ?", (_hash(link),)),
+                                         ("DELETE FROM seats WHERE token = ? OR player = ?", (_hash(token), player)),
+                                         ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)",
+                                          (_hash(token), player, self.clock()))])
+            return str(player), token
+
     def reset_seats(self, keep_for: str | None = None, players: "list[str] | None" = None) -> None:
         """Free the seats for a new game: all of them, or with `players` (the new game's) those
         of names not in it (the same people playing again keep their phones' seats). With
@@ -184,9 +231,10 @@ class AccessStore:
                 ("INSERT INTO kept_seats (game_id, token, player, since) SELECT ?, token, player, since "
                  "FROM seats", (keep_for,))] if keep_for is not None else []
         names = tuple(players or ())
-        free = (f"DELETE FROM seats WHERE player NOT IN ({', '.join('?' * len(names))})", names) if names \
-            else ("DELETE FROM seats", ())
-        self._many("free the seats", keep + [free])
+        marks = ", ".join("?" * len(names))
+        free = [(f"DELETE FROM {table} WHERE player NOT IN ({marks})", names) if names else (f"DELETE FROM {table}", ())
+                for table in ("seats", "seat_links")]  # a link kept for a name no longer playing dies
+        self._many("free the seats", keep + free)
 
     def seats_back(self, game_id: str) -> bool:
         """The seats kept for `game_id` back with the same phones (the new game that freed them

@@ -26,9 +26,10 @@ from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import Rules, names_differ, parse_rules
 from companion.referee.scoring import fix_refused
+from web.access import SeatKept
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
-from web.security import SEAT_COOKIE, client_id, host_required, is_host, pin_ok
+from web.security import SEAT_COOKIE, client_id, host_required, is_host, pin_ok, set_seat_cookie
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger("companion.web")
@@ -256,11 +257,12 @@ def take_seat() -> Any:
     player = _player(state, data.get("player"))
     try:
         token = _ext().seats.take(player, request.cookies.get(SEAT_COOKIE))
+    except SeatKept as exc:
+        return refuse(409, str(exc), "err.seat_kept", player=player)
     except PermissionError as exc:
         return refuse(409, str(exc), "err.seat_taken")
     resp = jsonify(ok=True, player=player)
-    resp.set_cookie(SEAT_COOKIE, token, httponly=True, samesite="Strict", max_age=60 * 60 * 24)
-    return resp
+    return set_seat_cookie(resp, token)
 
 
 def _jumped_in(me: str, state: dict) -> Any:
@@ -745,6 +747,22 @@ def host_release() -> Any:
     player = _player(_ext().referee.state, _body().get("player"))
     _ext().seats.release(player)
     return jsonify(ok=True)
+
+
+@bp.post("/api/host/seat_link")
+@host_required
+def host_seat_link() -> Any:
+    """A one-time link (and its QR code) that gives one player's seat to the phone that opens it:
+    the seat is freed and kept for the link, so a phone that took it cannot tap it back."""
+    from web.lan import qr_svg
+    from web.pages import join_base
+
+    if table_mode() == "demo":
+        return refuse(403, "this is the demo table: phones watch, the recorded game plays", "err.demo")
+    player = _player(_ext().referee.state, _body().get("player"))
+    ttl = float(current_app.config["SEAT_LINK_S"])
+    url = join_base() + "seat/link/" + _ext().seats.link(player, ttl)
+    return jsonify(ok=True, player=player, url=url, qr=qr_svg(url), minutes=round(ttl / 60))
 
 
 @bp.get("/api/host/log")

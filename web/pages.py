@@ -8,21 +8,27 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, session
+from markupsafe import escape
 
 from companion.referee.cards import COLORS
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
 from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t
 from web.lan import join_url, qr_svg, seat_url
-from web.security import csrf_token, is_host
+from web.security import SEAT_COOKIE, csrf_token, is_host, set_seat_cookie
 
 bp = Blueprint("pages", __name__)
 VIEWS = ("table", "seat", "standings", "host", "tv")
 
 
+def join_base() -> str:
+    """The table's address as phones reach it (ending in /)."""
+    return current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
+
+
 def _url() -> str:
     """The way in for a player: the seat page (the table's own view only watches)."""
-    return seat_url(current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"])))
+    return seat_url(join_base())
 
 
 def page_lang() -> str:
@@ -57,6 +63,23 @@ def host_link(token: str) -> Any:
     return Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/host\">"
                     "<title>Host</title><p>You are the host now: <a href=/host>open the host page</a>.",
                     mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+
+@bp.get("/seat/link/<link>")
+def seat_link(link: str) -> Any:
+    """A one-time seat link from the host page: this phone takes that player's seat."""
+    from web.api import _ext
+
+    if request.method == "HEAD":  # a link preview or a QR scanner's look must not use it up
+        return Response(status=200, headers={"Cache-Control": "no-store"})
+    taken = _ext().seats.use_link(link, request.cookies.get(SEAT_COOKIE))
+    if taken is None:
+        return _page("seat", seat_link_used=True), 403
+    player, token = taken
+    resp = Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/seat\">"
+                    f"<title>{escape(player)}</title><p><a href=/seat>{escape(player)}</a>",
+                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    return set_seat_cookie(resp, token)
 
 
 @bp.get("/")

@@ -35,6 +35,12 @@ class Seats:
         Raises PermissionError if another phone holds the seat."""
         return self.access.take_seat(player, token)
 
+    def link(self, player: str, ttl: float) -> str:
+        return self.access.new_seat_link(player, ttl)
+
+    def use_link(self, link: object, token: str | None) -> tuple[str, str] | None:
+        return self.access.use_seat_link(link, token)
+
     def release(self, player: str) -> bool:
         return self.access.release_seat(player)
 
@@ -46,6 +52,12 @@ class Seats:
 
     def taken(self) -> list[str]:
         return self.access.taken()
+
+
+def set_seat_cookie(resp: Any, token: str) -> Any:
+    """The phone's seat token: sent only to this page (Strict), never readable by its script."""
+    resp.set_cookie(SEAT_COOKIE, token, httponly=True, samesite="Strict", max_age=60 * 60 * 24)
+    return resp
 
 
 def _new_session() -> None:

@@ -144,6 +144,27 @@ def test_a_player_joins_and_one_leaves_on_the_host_page(browser, table):
     expect(seat.locator("#names button")).to_have_text(["Ann", "Bob", "Cat", "Eve"])
 
 
+def test_the_host_hands_a_seat_to_a_phone_by_its_seat_link(browser, table):
+    # a phone on the Wi-Fi sits in Ann's seat; the host shows Ann a QR code that gives it to her
+    url, referee, _ = table
+    referee.submit({"type": "game", "players": PLAYERS}, source="host")
+    squatter = _page(browser, url, "/seat")
+    squatter.get_by_role("button", name="Ann").click()
+    expect(squatter.locator("#myname")).to_contain_text("Ann")
+    host = _host(browser, url)
+    host.get_by_role("button", name=t("host.seat_link", "en", {"player": "Ann"})).click()
+    expect(host.locator("#seatlinkqr svg")).to_have_count(1)
+    expect(host.locator("#seatlinktext")).to_have_text(t("host.seat_link_help", "en", {"player": "Ann", "n": 10}))
+    link = host.locator("#seatlinkurl").inner_text()
+    ann = _page(browser, url, "/seat/link/" + link.rsplit("/", 1)[1])
+    expect(ann.locator("#myname")).to_contain_text("Ann")
+    squatter.reload()
+    squatter.get_by_role("button", name="Ann").click()
+    _toast(squatter, "err.seat_taken")
+    host.click("#seatlinkdone")
+    expect(host.locator("#seatlink")).to_be_hidden()
+
+
 def _touch_drag(page, start, end, steps=8):
     """A finger on the screen: touch start, moves, touch end (Chromium's own touch input)."""
     cdp = page.context.new_cdp_session(page)

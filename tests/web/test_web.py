@@ -255,6 +255,41 @@ def test_seat_is_bound_to_one_phone(game, app):
     assert other.post("/api/seat", json={"player": "Nobody"}).status_code == 400
 
 
+def test_a_seat_link_takes_a_seat_back_from_a_phone_that_would_tap_it_again(game, app, host):
+    """Seats are first come: a phone on the Wi-Fi that took Ann's seat re-took it each time the
+    host freed it. A seat link frees the seat, keeps it for the phone that opens the link, and
+    works once."""
+    squatter = _seat(app, "Ann")
+    made = host.post("/api/host/seat_link", json={"player": "Ann"}).get_json()
+    assert made["minutes"] == 10 and made["qr"].startswith("<svg") and "/seat/link/" in made["url"]
+    resp = squatter.post("/api/seat", json={"player": "Ann"})
+    assert resp.status_code == 409 and resp.get_json()["say"]["k"] == "err.seat_kept"
+    assert squatter.post("/api/act", json={"action": "uno"}).get_json()["say"]["k"] == "err.seat_first"
+    ann = _phone(app)
+    path = "/seat/link/" + made["url"].rsplit("/", 1)[1]
+    assert ann.head(path).status_code == 200  # a link preview does not use it up
+    assert ann.get(path).status_code == 200
+    assert ann.get("/api/seat").get_json()["player"] == "Ann"
+    assert squatter.get("/api/seat").get_json()["player"] is None
+    again = _phone(app).get(path)
+    assert again.status_code == 403 and "used already or has expired" in again.get_data(as_text=True)
+    assert _phone(app).post("/api/seat", json={"player": "Ann"}).get_json()["say"]["k"] == "err.seat_taken"
+
+
+def test_a_seat_link_out_of_date_gives_nothing_and_frees_the_name_again(referee):
+    now = [1000.0]
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": lambda: now[0]}, referee=referee)
+    host = _phone(app)
+    host.post("/api/host/login", json={"pin": PIN})
+    host.post("/api/host/game", json={"players": PLAYERS})
+    assert host.post("/api/host/seat_link", json={"player": "Zed"}).status_code == 400
+    link = host.post("/api/host/seat_link", json={"player": "Bob"}).get_json()["url"].rsplit("/", 1)[1]
+    now[0] += 601
+    assert _phone(app).get("/seat/link/" + link).status_code == 403
+    assert _phone(app).post("/api/seat", json={"player": "Bob"}).status_code == 200
+    assert _phone(app).post("/api/host/seat_link", json={"player": "Bob"}).status_code == 403  # host only
+
+
 def test_phone_acts_only_for_its_own_seat(game, app):
     bob = _seat(app, "Bob")
     resp = bob.post("/api/act", json={"action": "draw"})  # Ann's turn

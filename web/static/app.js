@@ -639,6 +639,10 @@ function renderHost() {
   fetch("/api/host/seats").then(r => r.json()).then(d => {
     const seats = $("seats"); seats.innerHTML = "";
     names.filter(n => (d.taken || []).includes(n)).forEach(n => { const b = el("button", t("host.free", { player: n })); b.onclick = async () => { if (await ask(t("confirm.release", { player: n }))) { if ((await post("/api/host/release", { player: n }, "done.release", { player: n })).ok) renderHost(); } }; seats.appendChild(b); });
+    // a seat handed to one phone by a one-time link (QR): the way to take a seat back from a
+    // phone that took it and would tap it again as soon as it is freed
+    const links = $("seatlinks"); if (!links) return; links.innerHTML = "";
+    names.forEach(n => { const b = el("button", t("host.seat_link", { player: n })); b.onclick = () => seatLink(n); links.appendChild(b); });
   }).catch(() => { });
   fetch("/api/host/log").then(r => r.json()).then(d => {
     fillSelect("corrnum", (d.lines || []).filter(l => l.in_effect && ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
@@ -648,6 +652,17 @@ function renderHost() {
     const what = (w) => !w ? "" : w.card ? cardName(w.card) + ": " : w.cards !== undefined ? t("host.refused_hand", { n: w.cards }) + ": " : "";
     const ol = $("refused"); ol.innerHTML = ""; (d.refused || []).slice().reverse().forEach(n => ol.appendChild(el("li", what(n.what) + (said(n.say) || n.message), "k-rejected")));
   }).catch(() => { });
+}
+async function seatLink(player) {
+  const r = await post("/api/host/seat_link", { player });
+  if (!r.ok) return;
+  const d = r.data;
+  $("seatlinkqr").innerHTML = d.qr;
+  $("seatlinktext").textContent = t("host.seat_link_help", { player: d.player, n: d.minutes });
+  $("seatlinkurl").textContent = $("seatlinkurl").href = d.url;
+  $("seatlink").hidden = false;
+  $("seatlinkdone").onclick = () => { $("seatlink").hidden = true; $("seatlinkqr").innerHTML = ""; };
+  renderHost();
 }
 // Seat order: a draft of the players' order, moved with the arrows or by dragging a name, saved
 // as one `seats` event (the referee takes it only while a deal is awaited). A new order from the
