@@ -24,7 +24,7 @@ from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
-from companion.referee.rules import Rules, names_differ, parse_rules
+from companion.referee.rules import MAX_NAME, Rules, name_char, names_differ, parse_rules
 from companion.referee.scoring import fix_refused
 from web.access import SeatKept
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
@@ -485,12 +485,6 @@ def host_logout() -> Any:
 _RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 
-def _name_char(ch: str) -> bool:
-    """A character a name may hold: anything printable, and the joiners that make one emoji
-    of several (👨‍👩‍👧: zero-width joiner; flag tags), but no tab, line break or other control."""
-    return ch.isprintable() or ch == "\u200d" or "\U000e0020" <= ch <= "\U000e007f"
-
-
 @bp.post("/api/host/game")
 @host_required
 @once
@@ -525,11 +519,11 @@ def _names(players: object) -> list[str]:
     if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
             or not 2 <= len(players) <= 10 or not names_differ(players)):
         raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
-    long = next((p.strip() for p in players if len(p.strip()) > 40), None)
+    long = next((p.strip() for p in players if len(p.strip()) > MAX_NAME), None)
     if long is not None:
-        raise BadRequest(f"a player's name is at most 40 characters: {long[:24]}… has {len(long)}",
+        raise BadRequest(f"a player's name is at most {MAX_NAME} characters: {long[:24]}… has {len(long)}",
                          "err.name_long", player=long[:24] + "…", n=len(long))
-    if any(not _name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
+    if any(not name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
         raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
                          "err.name_chars")
     return [p.strip() for p in players]

@@ -206,6 +206,16 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^the evidence is {_NAME}'s hand$", "err.evidence_of", ("player",)),
         (rf"^{_NAME} holds (\d+) cards and the hand limit", "err.hand_limit", ("player", "n")),
         (rf"^{_NAME}'s illegal last card must be taken back first$", "err.take_back_first", ("player",)),
+        (rf"^{_NAME}'s illegal {_CARD} must be taken back first: its effect cannot stand$", "err.take_back_first",
+         ("player", "card")),
+        (r"^(\d+) points is more than a hand can hold: the whole deck scores (\d+)$", "err.points_over_deck",
+         ("points", "most")),
+        (rf"^{_NAME} showed (\d+) of (\d+) cards, none (\w+): an honest play needs the whole hand",
+         "err.evidence_whole", ("player", "n", "tracked", "color")),
+        (rf"^only {_NAME} may challenge", "err.challenge_only", ("player",)),
+        (r"^dealer by draw: only (.+) draw again$", "err.by_draw_again", ("players",)),
+        (r"^dealer by draw: (.+) tie and draw again$", "err.by_draw_again", ("players",)),
+        (r"^dealer by draw: waiting for a card from (.+)$", "err.by_draw_waiting", ("players",)),
         (rf"^{_NAME} is out of this hand$", "err.out_of_hand", ("player",)),
         (r"^no hand is being played$", "err.no_hand", ()),
         (r"^the draw pile is empty$", "err.no_cards_left", ()),
@@ -275,5 +285,7 @@ def error_say(message: str) -> Say:
             values = [int(v) if v.isdigit() else v for v in m.groups()]
             if key == "err.not_now":
                 values = [_PHASE_OF[values[0]]]
+            if key in ("err.by_draw_again", "err.by_draw_waiting"):  # the engine's English "Ann and Bob": a list in any language
+                values = [str(values[0]).replace(" and ", ", ")]
             return {"k": key, "a": dict(zip(names, values))}
     return {"k": "err.generic", "a": {"reason": message}}

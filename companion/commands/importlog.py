@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from companion.commands import add_store_arguments, store_path
 from companion.errors import CompanionError, InputFileError, UsageError
 from companion.referee.engine import replay
+from companion.referee.rules import names_problem
 from companion.referee.store import EventStore, decode_line, read_jsonl
 
 HELP = "import a JSON Lines table log into the store"
@@ -24,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # A refused line the table could have made (a play out of turn) is kept, as the store keeps
-# it; these say the file itself is damaged or was edited wrong: nothing is imported.
-_DAMAGED = re.compile(r"^(unknown card |unknown colou?r |[a-z0-9_]+ is not in the \w+ deck)")
+# it; a line no table writes (the engine's `malformed`), names no table seats, a key given twice
+# or a line longer than any table's say the file is damaged or was edited wrong: nothing is imported.
+MAX_LINE = 64 * 1024  # bytes: the page's own bound on a request (a reveal of a whole deck is 2 KB)
 
 
 def _cut_off(line: str) -> bool:
@@ -39,13 +40,58 @@ def _cut_off(line: str) -> bool:
     return False
 
 
+def _damage(lines: list[str], table: Any) -> str | None:
+    """Why the log is no table's, naming its line, or None."""
+    for i, line in enumerate(lines):
+        if len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
+            return f"line {i + 1} is {len(line.encode('utf-8', 'surrogatepass')) // 1024} KB: a table's line is at most {MAX_LINE // 1024} KB"
+        twice = _key_twice(line)
+        if twice:
+            return f"line {i + 1} gives the key {twice!r} twice"
+    if table.malformed:
+        i = table.malformed[0]
+        message = next(n["message"] for n in table.state["notices"] if n["kind"] == "rejected" and n["event"] == i)
+        return f"line {i + 1}: {message}"
+    for i in table.in_effect:
+        value = decode_line(lines[i])
+        if isinstance(value, dict) and value.get("type") in ("game", "seats"):
+            problem = names_problem(value["players"])
+            if problem:
+                return f"line {i + 1}: {problem}"
+    return None
+
+
+def _key_twice(line: str) -> str | None:
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        keys = [k for k, _ in items]
+        twice.extend(k for k in keys if keys.count(k) > 1)
+        return dict(items)
+
+    try:
+        json.loads(line, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the engine says so
+    return twice[0] if twice else None
+
+
 def _games(lines: list, table: Any) -> list[list]:
-    """The log cut at each `game` line the referee accepted (after the first): one list of lines
-    per game, as the table would have stored them (a `game` event starts a new stored game)."""
-    refused = {n["event"] for n in table.state["notices"] if n["kind"] == "rejected"}
-    starts = [i for i, line in enumerate(lines) if i not in refused and _type(line) == "game"]
+    """The log cut at each `game` line in effect (after the first): one list of lines per game,
+    as the table would have stored them (a `game` event starts a new stored game; one refused,
+    or taken back by an undo, does not)."""
+    starts = [i for i in table.in_effect if _type(lines[i]) == "game"]
     cuts = [0] + starts[1:] + [len(lines)]
     return [lines[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _stored_twin(store: EventStore, games: list[list]) -> str | None:
+    """A stored game with the same lines as one of the log's, or None."""
+    for stored in store.games():
+        for game in games:
+            if stored["events"] == len(game) and store.lines(stored["id"]) == game:
+                return str(stored["id"])
+    return None
 
 
 def _type(line: str) -> object:
@@ -64,10 +110,9 @@ def main(args: argparse.Namespace) -> int:
     if lines and not args.log.read_bytes().endswith(b"\n") and _cut_off(lines[-1]):
         raise InputFileError(f"{args.log} line {len(lines)} is cut off (the file ends in the middle of it): "
                              f"nothing imported")
-    damaged = next((n for n in table.state["notices"] if n["kind"] == "rejected"
-                    and _DAMAGED.match(n["message"])), None)
+    damaged = _damage(lines, table)
     if damaged is not None:
-        raise CompanionError(f"{args.log} line {damaged['event'] + 1}: {damaged['message']}: nothing imported")
+        raise CompanionError(f"{args.log} {damaged}; nothing imported")
     games = _games(lines, table)  # a simulated evening: several games in one log
     over = [replay(game).state["waiting_for"] == "game_over" for game in games]
     if not all(over[:-1]):
@@ -83,6 +128,9 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} has a game in progress ({in_progress}); an unfinished log imported "
                              f"now would take its place when the companion starts: finish that game "
                              f"first, or import into another store (--db)")
+        twin = _stored_twin(store, games)
+        if twin is not None:  # twice in the store, it would count twice in a league
+            raise UsageError(f"{args.log} is in {path} already (game {twin}): nothing imported")
         ids = store.import_games(games, league_id=args.league)  # the lines checked above, not read again
         rows = [store.rows(game_id) for game_id in ids]
     joined = f", in league {args.league}" if args.league else ""

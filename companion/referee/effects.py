@@ -106,10 +106,12 @@ CUSTOMIZABLE: dict[str, Effect] = {
     "skip": replace(EFFECTS["wild_customizable"], step=2),
 }
 # Rule `seven_zero`: a 7 swaps hands with a chosen player, a 0 passes every hand on; going
-# down to one card that way needs no UNO call.
+# down to one card that way needs no UNO call. Played illegally, they go back: a card left
+# standing counts with its effect, and hands passed round under a wrong card cannot be undone
+# at the table (nor a 7's target asked for once the next player has gone on).
 SEVEN_ZERO: dict[str, Effect] = {
-    "7": replace(EFFECTS["7"], action="seven", no_call=True),
-    "0": replace(EFFECTS["0"], action="zero", no_call=True),
+    "7": replace(EFFECTS["7"], action="seven", no_call=True, must_take_back=True),
+    "0": replace(EFFECTS["0"], action="zero", no_call=True, must_take_back=True),
 }
 
 

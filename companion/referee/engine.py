@@ -17,7 +17,7 @@ from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOL
 from companion.referee.effects import EFFECTS, Effect, all_effects, effects_for
 from companion.errors import CompanionError
 from companion.referee.rules import Rules, check_players, parse_rules
-from companion.referee.scoring import fix_refused, game_winner, hand_gains, places, placings, tie_break
+from companion.referee.scoring import deck_value, fix_refused, game_winner, hand_gains, places, placings, tie_break
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
 INFO: dict[str, tuple[str | None, str]] = {
@@ -32,8 +32,6 @@ _COLOR_SET = frozenset(COLORS + DARK_COLORS)
 # own table of them, `Table._effects`, with the options that change a card applied.
 # Coloured symbols the fast play path applies (everything else takes the full path).
 _CLASSIC_SYMBOLS = frozenset(SYMBOLS)
-# Symbols whose illegal play cannot be left standing (the simulator reads this too).
-_MUST_TAKE_BACK = frozenset(s for s, e in EFFECTS.items() if e.must_take_back)
 # Phases in which a hand is being played (UNO calls make sense).
 _IN_HAND = frozenset(("play", "color", "target", "challenge", "evidence", "take_back"))
 EVENT_TYPES = (
@@ -45,6 +43,11 @@ MAX_PLAYERS = 10
 
 class _Reject(Exception):
     """An event that does not fit; its message is the `rejected` notice's message."""
+
+
+class _Malformed(_Reject):
+    """A line no table writes: not JSON, no known type, a field missing or of the wrong kind, a
+    card or colour outside the vocabulary. Rejected like the rest; `import` refuses the file."""
 
 
 # What the table waits for, in the words its refusals use ("not now: waiting for the deal");
@@ -105,11 +108,14 @@ def playable_set(top: str | None, color: str | None) -> frozenset[str]:
     return got
 
 
-def _points(ev: dict) -> int:
-    """The event's `points`: a whole number of at least 0."""
+def _points(ev: dict, rules: Rules) -> int:
+    """The event's `points`: a whole number from 0 to what the whole deck scores."""
     pts = _int(ev.get("points"))
     if pts is None or pts < 0:
-        raise _Reject(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+        raise _Malformed(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
+    whole = deck_value(rules)
+    if pts > whole:  # a typo (or a log edited wrong): no hand holds more
+        raise _Reject(f"{pts} points is more than a hand can hold: the whole deck scores {whole}")
     return pts
 
 
@@ -125,6 +131,7 @@ class Table:
         self._parsed: list[dict | None] = []
         self._effective: list[int] = []       # indices of accepted events still in effect
         self._lasting: list[dict] = []         # rejected and undone notices survive undo
+        self._malformed: list[int] = []        # lines no table writes (`malformed`)
         self._notices: list[dict] = []         # notices of the events in effect
         self._out: list[dict] = []
         self._cur = 0
@@ -149,6 +156,7 @@ class Table:
                 ev = self._parse(event)
             except _Reject as exc:
                 self._parsed.append(None)
+                self._malformed.append(idx)
                 self._reject(idx, None, str(exc))
                 return out
         self._parsed.append(ev)
@@ -166,6 +174,8 @@ class Table:
                 self._check_out()
         except _Reject as exc:
             del out[:]
+            if isinstance(exc, _Malformed):
+                self._malformed.append(idx)
             self._reject(idx, ev, str(exc))
             return out
         except Exception as exc:  # a bug: never lose the game, rebuild without this line
@@ -176,6 +186,13 @@ class Table:
         if handler is not _H_UNDO:
             self._effective.append(idx)
         return out
+
+    @property
+    def malformed(self) -> tuple[int, ...]:
+        """The lines (indices) rejected for their form, not for the moment: not JSON, no known
+        type, a field missing or of the wrong kind, a card or colour outside the vocabulary. A
+        table never writes one; a log that has one was damaged or written by hand wrong."""
+        return tuple(self._malformed)
 
     def check(self, event: dict | str) -> str | None:
         """Why `event` would be rejected, or None; changes nothing."""
@@ -357,11 +374,11 @@ class Table:
             try:
                 event = json.loads(event)
             except json.JSONDecodeError as exc:
-                raise _Reject(f"not JSON: {exc.msg} (column {exc.colno})") from None
+                raise _Malformed(f"not JSON: {exc.msg} (column {exc.colno})") from None
             except (ValueError, RecursionError):
-                raise _Reject("not JSON") from None
+                raise _Malformed("not JSON") from None
         if not isinstance(event, dict):
-            raise _Reject("an event must be a JSON object with a \"type\"")
+            raise _Malformed("an event must be a JSON object with a \"type\"")
         return event
 
     def _handler(self, ev: dict) -> Callable[["Table", dict, bool], None]:
@@ -369,8 +386,8 @@ class Table:
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if not isinstance(kind, str):
-                raise _Reject("missing event \"type\"")
-            raise _Reject(f"unknown event type {kind!r}{hint(kind, EVENT_TYPES, few=len(EVENT_TYPES))}")
+                raise _Malformed("missing event \"type\"")
+            raise _Malformed(f"unknown event type {kind!r}{hint(kind, EVENT_TYPES, few=len(EVENT_TYPES))}")
         if kind != "game" and self._phase == "game" and kind not in ("undo",):
             raise _Reject(f"no game yet: a {kind!r} needs a \"game\" event first")
         return handler
@@ -398,7 +415,7 @@ class Table:
         read = ev.get("read")
         if read is None:
             return None
-        bad = _Reject("\"read\" must be a list of [card, probability] pairs")
+        bad = _Malformed("\"read\" must be a list of [card, probability] pairs")
         if not isinstance(read, list) or not read:
             raise bad
         out = []
@@ -407,7 +424,7 @@ class Table:
                 raise bad
             name, p = pair
             if not isinstance(name, str) or name not in INFO:
-                raise _Reject(f"unknown card {name!r} in \"read\"")
+                raise _Malformed(f"unknown card {name!r} in \"read\"")
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
                 raise bad
             out.append((name, float(p)))
@@ -425,7 +442,7 @@ class Table:
         value = ev.get(key)
         if value is None:
             if required:
-                raise _Reject(f"missing \"{key}\"")
+                raise _Malformed(f"missing \"{key}\"")
             return None
         i = self._index.get(value) if isinstance(value, str) else None
         if i is None:
@@ -435,21 +452,21 @@ class Table:
     def _card(self, value: Any) -> str:
         if not isinstance(value, str) or value not in INFO:
             if value is None:
-                raise _Reject("missing \"card\"")
-            raise _Reject(unknown_card(value))
+                raise _Malformed("missing \"card\"")
+            raise _Malformed(unknown_card(value))
         if value not in self._deck:
-            raise _Reject(f"{value} is not in the {self._rules.deck} deck")
+            raise _Malformed(f"{value} is not in the {self._rules.deck} deck")
         return value
 
     def _colour(self, value: Any) -> str:
         allowed = SIDE_COLORS[self._face]
         if not isinstance(value, str) or value not in allowed:
             if value is None:
-                raise _Reject("missing \"color\"")
+                raise _Malformed("missing \"color\"")
             if value in _COLOR_SET and self._flip_deck:  # a colour of UNO Flip's other side
                 raise _Reject(f"the {self._face} side is in play: name {', '.join(allowed)}, "
                               f"not {value}")
-            raise _Reject(f"unknown colour {value!r}{hint(value, allowed)}")
+            raise _Malformed(f"unknown colour {value!r}{hint(value, allowed)}")
         return value
 
     def _in_play(self, card: str) -> str:
@@ -496,7 +513,8 @@ class Table:
         self._draw_seq = 0
         self._end_cards = [0] * n        # cards held at the end of the last hand (tie-break)
         self._history: list[dict] = []
-        self._by_draw: dict[int, int] = {}
+        self._by_draw: dict[int, int] = {}  # dealer by draw: each drawer's card this round
+        self._draw_among: list[int] | None = None  # who draws this round (None: everyone; then the tied)
         self._dealer: int | None = None
         self._hand = 0
         self._game_winner: int | None = None
@@ -767,7 +785,7 @@ class Table:
                           f"{self._names[p]}")
         count = ev.get("count", 1)
         if _int(count) is None or count < 1:
-            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+            raise _Malformed(f"\"count\" must be a whole number of at least 1, not {count!r}")
         if count > self._available():
             raise _Reject(f"only {self._available()} cards are left to draw, not {count}")
         if dry:
@@ -882,7 +900,7 @@ class Table:
     def _h_game(self, ev: dict, dry: bool) -> None:
         players = ev.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise _Reject("\"players\" must be a list of names, clockwise")
+            raise _Malformed("\"players\" must be a list of names, clockwise")
         if not 2 <= len(players) <= MAX_PLAYERS:
             raise _Reject(f"UNO needs 2 to {MAX_PLAYERS} players, not {len(players)}")
         # "Anna" and "anna" are refused where a game is set up (rules.names_differ), not here:
@@ -930,7 +948,7 @@ class Table:
         self._expect("deal")
         players = ev.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise _Reject("\"players\" must be a list of names, clockwise")
+            raise _Malformed("\"players\" must be a list of names, clockwise")
         if len(set(players)) != len(players):
             raise _Reject("player names must be different")
         team = self._team
@@ -980,6 +998,7 @@ class Table:
             setattr(self, attr, None if seat is None else where.get(seat))
         self._dealer = None if dealer is None else where[dealer]
         self._by_draw = {where[i]: v for i, v in self._by_draw.items() if i in where}
+        self._draw_among = None if self._draw_among is None else [where[i] for i in self._draw_among if i in where]
         self._owed = {where[i]: v for i, v in self._owed.items() if i in where}
         self._gone = {where[i] for i in self._gone if i in where}
         if self._until is not None:
@@ -1003,16 +1022,28 @@ class Table:
         k = 1 if self._rules.dealer_rotation == "clockwise" else -1
         return (self._dealer + k) % self._n
 
+    def _drawers(self) -> list[int]:
+        return list(range(self._n)) if self._draw_among is None else self._draw_among
+
+    def _draw_tie(self) -> list[int] | None:
+        """The players level on the highest card once everyone of the round has drawn (they,
+        and only they, draw again), else None."""
+        among = self._drawers()
+        if any(i not in self._by_draw for i in among):
+            return None
+        best = max(self._by_draw[i] for i in among)
+        top = [i for i in among if self._by_draw[i] == best]
+        return top if len(top) > 1 else None
+
     def _dealer_by_draw(self) -> int:
-        missing = [self._names[i] for i in range(self._n) if i not in self._by_draw]
+        missing = [self._names[i] for i in self._drawers() if i not in self._by_draw]
         if missing:
             raise _Reject(f"dealer by draw: waiting for a card from {', '.join(missing)}")
-        best = max(self._by_draw.values())
-        top = [i for i in range(self._n) if self._by_draw[i] == best]
-        if len(top) > 1:
+        top = self._draw_tie()
+        if top is not None:
             raise _Reject(f"dealer by draw: {' and '.join(self._names[i] for i in top)} tie "
                           f"and draw again")
-        return top[0]
+        return max(self._drawers(), key=lambda i: self._by_draw[i])
 
     def _h_flip(self, ev: dict, dry: bool) -> None:
         if self._turned_by is not None and self._phase == "flip":
@@ -1302,7 +1333,7 @@ class Table:
         if not self._rules.multiple_play:
             raise _Reject("several cards in one play need the multiple_play option")
         if not isinstance(laid, list) or not laid:
-            raise _Reject("\"cards\" must be a list of card names")
+            raise _Malformed("\"cards\" must be a list of card names")
         names = [self._card(c) for c in laid]
         if ev.get("card") is not None and self._card(ev.get("card")) != names[-1]:
             raise _Reject("\"card\" must be the last of \"cards\" (the card left on top)")
@@ -1418,6 +1449,9 @@ class Table:
     def _h_color(self, ev: dict, dry: bool) -> None:
         self._expect("color")
         named = self._colour(ev.get("color"))
+        p = self._player(ev, required=False)
+        if p is not None and p != self._turn:  # the wild's player names its colour
+            raise _Reject(f"it is {self._names[self._turn]}'s turn, not {self._names[p]}'s")  # type: ignore[index]
         if dry:
             return
         self._color = named
@@ -1476,7 +1510,7 @@ class Table:
                           f"discard two, or passes (no drawing)")
         count = ev.get("count", 1)
         if _int(count) is None or count < 1:
-            raise _Reject(f"\"count\" must be a whole number of at least 1, not {count!r}")
+            raise _Malformed(f"\"count\" must be a whole number of at least 1, not {count!r}")
         stand, accept, t, d, pending, victim, actor = self._pre_turn(ev, None)
         take = accept and count == pending  # the victim takes the pending cards as this draw
         if take:
@@ -1492,6 +1526,8 @@ class Table:
             raise _Reject(f"{self._names[actor]} already drew this turn: play the drawn card or pass")
         if self._available() == 0:
             raise _Reject("no cards are left to draw: pass instead")
+        if not take and count > self._available():  # (a penalty taken may run the pile dry: said)
+            raise _Reject(f"only {self._available()} cards are left to draw, not {count}")
         if dry:
             return
         if stand:
@@ -1520,6 +1556,8 @@ class Table:
         self._drawn = True
 
     def _h_pass(self, ev: dict, dry: bool) -> None:
+        if "player" in ev:  # optional, as on a draw: checked against who passes
+            self._pass_player(ev)
         if not dry and self._drawn and self._phase == "play" and not self._pending and not self._gone:
             self._drawn = False  # `_advance` inlined: the phase is already "play"
             self._caller = None
@@ -1556,6 +1594,12 @@ class Table:
             sig = (self._draw_seq, len(self._pile))
             self._stall = (*sig, passes + 1 if (seq, laid) == sig else 1)
         self._advance(t)
+
+    def _pass_player(self, ev: dict) -> None:
+        p = self._player(ev)
+        actor = self._until[0] if self._until is not None and self._phase in ("play", "challenge") else self._turn
+        if actor is not None and p != actor:
+            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")  # type: ignore[index]
 
     def _limit_blocks(self, p: int, count: int) -> bool:
         """`hand_limit`: whether a draw of `count` by choice would take p past the limit. Once
@@ -1645,6 +1689,9 @@ class Table:
 
     def _h_challenge(self, ev: dict, dry: bool) -> None:
         self._expect("challenge")
+        p = self._player(ev, required=False)
+        if p is not None and p != self._turn:  # only the player who must take the cards
+            raise _Reject(f"only {self._names[self._turn]} may challenge: the cards are theirs to take")  # type: ignore[index]
         if dry:
             return
         self._phase = "evidence"
@@ -1655,7 +1702,7 @@ class Table:
         phase = self._phase
         cards = ev.get("cards")
         if not isinstance(cards, list):
-            raise _Reject("\"cards\" must be a list of card names")
+            raise _Malformed("\"cards\" must be a list of card names")
         names = [self._card(c) for c in cards]
         if phase in ("evidence", "scores"):
             for c in names:
@@ -1664,16 +1711,21 @@ class Table:
             p = self._player(ev, required=False)
             if p is not None and p != self._offender:
                 raise _Reject(f"the evidence is {self._names[self._offender]}'s hand")  # type: ignore[index]
-            if dry:
-                return
             off = self._offender
             assert off is not None
-            # Evidence needs only the colour: a hand shown may be part of one (the card that
-            # matters typed on the host page, a fanned hand whose covered cards the camera
-            # missed), so fewer cards shown leave the count alone. More cannot be invented.
+            # A card of the colour before the wild proves guilt however few cards are shown (the
+            # card that matters typed on the host page, a fanned hand whose covered cards the
+            # camera missed), and fewer cards shown leave the count alone; innocence needs the
+            # whole hand, since a card not shown may be of that colour. More cannot be invented.
+            guilty = any(INFO[c][0] == self._before_color for c in names)
+            if not guilty and len(names) < self._cards[off]:
+                raise _Reject(f"{self._names[off]} showed {len(names)} of {self._cards[off]} cards, none "
+                              f"{self._before_color}: an honest play needs the whole hand (or the host's verdict)")
+            if dry:
+                return
             if len(names) > self._cards[off]:
                 self._recount(off, len(names))
-            self._judge(any(INFO[c][0] == self._before_color for c in names))
+            self._judge(guilty)
             return
         if phase == "scores":
             # A camera sees whose cards are laid out only by when: a reveal with no player
@@ -1688,9 +1740,15 @@ class Table:
             p = self._player(ev)
             if len(names) != 1:
                 raise _Reject("dealer by draw: each player shows one card")
+            assert p is not None
+            tied = self._draw_tie()  # a round ended level: its tied players draw again, alone
+            if p not in (self._drawers() if tied is None else tied):
+                raise _Reject(f"dealer by draw: only {' and '.join(self._names[i] for i in tied or self._drawers())} "
+                              f"draw again")
             if dry:
                 return
-            assert p is not None
+            if tied is not None:
+                self._draw_among, self._by_draw = tied, {}
             num = INFO[names[0]][1]
             self._by_draw[p] = int(num) if num.isdigit() else 0
             return
@@ -1708,7 +1766,7 @@ class Table:
         self._expect("evidence")
         guilty = ev.get("guilty")
         if not isinstance(guilty, bool):
-            raise _Reject("\"guilty\" must be true or false")
+            raise _Malformed("\"guilty\" must be true or false")
         if dry:
             return
         self._judge(guilty)
@@ -1781,7 +1839,7 @@ class Table:
     def _h_points(self, ev: dict, dry: bool) -> None:
         self._expect("scores")
         p = self._scorer(ev)
-        pts = _points(ev)
+        pts = _points(ev, self._rules)
         if dry:
             return
         self._score(p, pts)
@@ -1907,7 +1965,7 @@ class Table:
             name = self._names[self._player(ev)]  # type: ignore[index]
             if name not in entry["points"]:
                 raise _Reject(f"{name} did not play hand {hand}: they joined after it")
-        pts = _points(ev)
+        pts = _points(ev, self._rules)
         refused = fix_refused(self._rules, hand, entry["winner"], name)
         if refused:
             raise _Reject(refused)
@@ -2019,9 +2077,9 @@ class Table:
         self._adopt(scratch)
 
     def _adopt(self, other: "Table") -> None:
-        keep = (self._events, self._parsed, self._lasting, self._out, self._cur)
+        keep = (self._events, self._parsed, self._lasting, self._malformed, self._out, self._cur)
         self.__dict__.update(other.__dict__)
-        self._events, self._parsed, self._lasting, self._out, self._cur = keep
+        self._events, self._parsed, self._lasting, self._malformed, self._out, self._cur = keep
 
 
 def _correction(n: int, card: Any, player: str | None) -> str:

@@ -202,6 +202,30 @@ def names_differ(names: list[str]) -> bool:
     return len({" ".join(n.split()).casefold() for n in names}) == len(names)
 
 
+MAX_NAME = 40  # characters: a name fits a phone's button and the standings' column
+
+
+def name_char(ch: str) -> bool:
+    """A character a name may hold: anything printable, and the joiners that make one emoji
+    of several (👨‍👩‍👧: zero-width joiner; flag tags), but no tab, line break or other control."""
+    return ch.isprintable() or ch == "\u200d" or "\U000e0020" <= ch <= "\U000e007f"
+
+
+def names_problem(names: list[str]) -> str | None:
+    """Why a table would not seat these names (as the host page checks them), or None. The engine
+    replays stored games whatever their names; a new game and an imported log are checked."""
+    if not names_differ(names):
+        return "names that differ only in capitals or spaces are one player"
+    for name in names:
+        if name != name.strip():
+            return f"the name {name!r} has spaces around it"
+        if len(name) > MAX_NAME:
+            return f"a player's name is at most {MAX_NAME} characters: {name[:24]}… has {len(name)}"
+        if not all(name_char(ch) for ch in name):
+            return f"the name {name!r} holds a tab, a line break or another control character"
+    return None
+
+
 def check_players(rules: Rules, players: int) -> None:
     """Raise RulesError if the options do not fit this many seats (`teams`, the hands dealt
     and a first card out of the deck)."""

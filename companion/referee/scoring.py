@@ -24,6 +24,13 @@ def hand_gains(names: Sequence[str], winner: int, left: Mapping[int, int],
     return gains
 
 
+def deck_value(rules: Rules) -> int:
+    """What the whole deck scores: no hand (nor a winner's haul) can be worth more."""
+    from companion.referee.cards import points
+
+    return sum(points(card, rules.deck) * k for card, k in rules.deck_counts.items())
+
+
 def fix_refused(rules: Rules, hand: int, winner: str, player: str) -> str | None:
     """Why a finished hand's points cannot be set for `player` (None if they can): under
     `winner_takes` only the hand's winner scores it, and under `lowest_wins` the winner's

@@ -16,7 +16,7 @@ import random
 from typing import Any, Iterator, Mapping
 
 from companion.referee.cards import COLORS, DARK_NAMES, points
-from companion.referee.engine import _MUST_TAKE_BACK, _PLAYABLE, INFO, SIDE_COLORS, Table, playable
+from companion.referee.engine import _PLAYABLE, INFO, SIDE_COLORS, Table, playable
 from companion.referee.engine import playable_set as _playable_set
 from companion.referee.rules import check_players, parse_rules
 
@@ -321,7 +321,7 @@ class _Sim:
             return
         if phase == "take_back":
             off = self.on_turn()
-            if t._cards[off] == 0 or rng.random() < 0.8 or INFO[t._top][1] in _MUST_TAKE_BACK:
+            if t._cards[off] == 0 or rng.random() < 0.8 or t._effects[INFO[t._top][1]].must_take_back:
                 card = self.discard.pop()
                 self.hands[off].append(card)
                 self.push({"type": "take_back"})
@@ -652,12 +652,14 @@ class _Sim:
         self.discard = []
         self.face = "light"
         if first and self.rules.dealer_by_draw:
+            drawers = list(range(self.n))
             while True:
-                shown = {i: rng.choice(self.full_deck) for i in range(self.n)}
+                shown = {i: rng.choice(self.full_deck) for i in drawers}
                 for i, c in shown.items():
                     self.push({"type": "reveal", "player": self.names[i], "cards": [c]})
                 if t.check({"type": "deal"}) is None:
                     break
+                drawers = t._draw_tie() or drawers  # the tied draw again, alone
             self.push({"type": "deal"})
         elif first:
             self.push({"type": "deal", "dealer": rng.choice(self.names)})

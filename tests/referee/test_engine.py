@@ -496,9 +496,22 @@ def test_engine_dealer_by_draw_tie_draws_again():
     table = play(lines, {"dealer_by_draw": True}, opening=())
     assert kinds(table) == [("rejected", None)]
     assert "Ann and Bob tie" in table.state["notices"][0]["message"]
+    # only the tied draw again, and the new cards alone decide: Bob's first 9 no longer counts
+    table.push(line("reveal Cid red_8"))
+    assert table.state["notices"][-1]["message"] == "dealer by draw: only Ann and Bob draw again"
     table.push(line("reveal Ann red_1"))
     table.push(line("deal"))
-    assert table.state["dealer"] == "Bob"
+    assert table.state["notices"][-1]["message"] == "dealer by draw: waiting for a card from Bob"
+    table.push(line("reveal Bob blue_0"))
+    table.push(line("deal"))
+    assert table.state["dealer"] == "Ann" and table.state["waiting_for"] == "flip"
+
+
+def test_engine_dealer_by_draw_after_a_tie_never_falls_to_a_player_who_lost_the_first_draw():
+    lines = ["reveal Ann red_9", "reveal Bob blue_9", "reveal Cid green_5", "deal",
+             "reveal Ann red_2", "reveal Bob blue_1", "deal"]
+    table = play(lines, {"dealer_by_draw": True}, players=["Ann", "Bob", "Cid"], opening=())
+    assert table.state["dealer"] == "Ann"
 
 
 # -------------------------------------------------------------------- special wilds
@@ -890,3 +903,64 @@ def test_engine_a_hand_of_one_card_shown_at_the_end_says_one_card():
     table.push(line("reveal Cid red_9"))
     said = [n["message"] for n in table.state["notices"] if n["kind"] == "count_mismatch"]
     assert said == ["Cid shows 1 card, tracked 3: the shown count stands"]
+
+
+def test_a_draw_of_more_cards_than_are_left_is_refused_not_cut_short():
+    # a log said 1,000 cards drawn and the state 86: the referee now says how many are left
+    t = play(["flip red_5", "draw 1000"])
+    last = t.state["notices"][-1]
+    assert last["kind"] == "rejected" and last["message"] == "only 79 cards are left to draw, not 1000"
+    assert t.state["players"][1]["cards"] == 7
+
+
+def test_points_over_the_whole_deck_are_refused():
+    t = play(["flip red_5"], rules={"hand_size": 1}, players=["Ann", "Bob"], opening=("deal Bob",))
+    t.push(line("play red_7"))
+    t.push(line("points Bob 100000000000000000000"))
+    last = t.state["notices"][-1]
+    assert last["kind"] == "rejected" and "the whole deck scores 1240" in last["message"]
+    assert t.state["waiting_for"] == "scores"
+    t.push(line("points Bob 20"))
+    assert t.state["players"][0]["score"] == 20
+
+
+def test_a_pass_names_its_player_like_a_draw_does():
+    t = play(["flip red_5", "draw"])  # Bob drew
+    t.push({"type": "pass", "player": "Cid"})
+    assert t.state["notices"][-1]["message"] == "it is Bob's turn, not Cid's" and t.state["turn"] == "Bob"
+    t.push({"type": "pass", "player": "Bob"})
+    assert t.state["turn"] == "Cid"
+
+
+def test_lines_no_table_writes_are_told_from_refusals_of_the_moment():
+    t = play(["flip red_5", "pass", "PLAY", {"type": "play", "card": None}])
+    t.push("not json")
+    assert [t.state["notices"][i]["kind"] for i in range(-4, 0)] == ["rejected"] * 4
+    assert t.malformed == (4, 5, 6)  # the pass before drawing was refused for the moment only
+
+
+def test_only_the_victim_may_challenge_and_only_the_wild_player_names_its_colour():
+    t = play(["flip red_5", {"type": "play", "card": "wild_draw_four"}])  # Bob laid it
+    t.push({"type": "color", "color": "blue", "player": "Cid"})
+    assert t.state["notices"][-1]["message"] == "it is Bob's turn, not Cid's" and t.state["color"] is None
+    t.push({"type": "color", "color": "blue", "player": "Bob"})
+    t.push({"type": "challenge", "player": "Ann"})
+    assert t.state["notices"][-1]["message"] == "only Cid may challenge: the cards are theirs to take"
+    assert t.state["waiting_for"] == "challenge" and cards(t)["Cid"] == 7
+
+
+def test_part_of_a_hand_proves_a_bluff_but_not_an_honest_wild_draw_four():
+    t = play(["flip red_5", "play wild_draw_four blue", "challenge"])  # Bob holds 6
+    t.push(line("reveal Bob blue_1"))
+    assert t.state["notices"][-1]["message"].startswith("Bob showed 1 of 6 cards, none red")
+    assert t.state["waiting_for"] == "evidence" and cards(t)["Cid"] == 7
+    t.push(line("reveal Bob red_2"))  # one red card is enough
+    assert kinds(t)[-1] == ("challenge_upheld", "Bob") and cards(t)["Bob"] == 10
+
+
+def test_with_seven_zero_an_illegal_zero_must_go_back():
+    # left standing it counted with no effect: the hands were never passed round
+    t = play(["flip red_5", "play blue_0", "play blue_3"], {"seven_zero": True})
+    assert t.state["notices"][-1]["message"] == "Bob's illegal blue_0 must be taken back first: its effect cannot stand"
+    t.push(line("take_back"))
+    assert t.state["waiting_for"] == "play" and cards(t)["Bob"] == 9  # taken back, and 2 drawn

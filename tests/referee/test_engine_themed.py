@@ -350,8 +350,11 @@ def test_wild_draw_colour_challenge_innocent_victim_draws_two_plus_until():
 def test_wild_draw_colour_challenge_judged_on_the_colour_before_it():
     table = colour_hit()
     push(table, "challenge")
+    # five of Cid's six cards, none pink: innocence needs the whole hand
+    assert "Cid showed 5 of 6 cards, none pink" in rejected(table, {"type": "reveal", "player": "Cid", "cards": [
+        "teal_1", "orange_3", "purple_4", "dark_wild", "teal_9"]})
     push(table, {"type": "reveal", "player": "Cid", "cards": ["teal_1", "orange_3", "purple_4",
-                                                              "dark_wild", "teal_9"]})
+                                                              "dark_wild", "teal_9", "teal_2"]})
     assert kinds(table)[-1] == ("challenge_failed", "Dee")  # no pink: innocent
 
 

@@ -330,9 +330,10 @@ def test_cli_import_into_a_league_counts_the_game_and_an_unknown_league_imports_
     with EventStore(db) as store:
         table = league_standings(store, league)
     assert [row["games"] for row in table["table"]] == [1, 1, 1, 1]  # four players, one game each
-    assert main(["import", str(log), "--db", str(db)]) == 0  # the same log again, no league: not counted
+    assert main(["import", str(log), "--db", str(db)]) == 2  # the same log again: it would count twice
+    assert "already" in capsys.readouterr().err
     with EventStore(db) as store:
-        assert len(store.games()) == 2 and len(store.league_games(league)) == 1
+        assert len(store.games()) == 1 and len(store.league_games(league)) == 1
 
 
 def test_cli_league_show_and_close_take_the_league_by_option_too(tmp_path, capsys):

@@ -638,12 +638,13 @@ def test_a_hand_shown_after_the_verdict_that_says_otherwise_is_said_to_the_host(
     referee.submit({"type": "play", "card": "wild_draw_four", "color": "blue"}, source="camera")
     referee.submit({"type": "challenge"}, source="phone")
     referee.submit({"type": "verdict", "guilty": True}, source="host")
-    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8", "yellow_2"]}, source="camera")
+    hand = ["green_9", "blue_8", "yellow_2", "green_1", "blue_3", "wild"]  # all six: no red
+    referee.submit({"type": "reveal", "cards": hand}, source="camera")
     assert referee.disputed == {"player": "Ann", "guilty": False, "event": 5}
     referee.submit({"type": "undo"}, source="host")  # the host takes the verdict back
     assert referee.disputed is None and referee.state["waiting_for"] == "evidence"
     referee.submit({"type": "verdict", "guilty": False}, source="host")
-    referee.submit({"type": "reveal", "cards": ["green_9", "blue_8", "yellow_2"]}, source="camera")
+    referee.submit({"type": "reveal", "cards": hand}, source="camera")
     assert referee.disputed is None  # the hand agrees with the verdict: nothing to say
 
 

@@ -165,14 +165,15 @@ def test_export_import_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_import_keeps_rejected_lines_and_marks_them(tmp_path: Path) -> None:
     db = tmp_path / "table.db"
-    log = _write(tmp_path / "log.jsonl", OPENING + ["garbage", "", '{"type": "play", "card": "red_7"}'])
+    # a pass before drawing: refused at the table, kept as the store keeps it (a blank line too)
+    log = _write(tmp_path / "log.jsonl", OPENING + ['{"type": "pass"}', "", '{"type": "play", "card": "red_7"}'])
     assert main(["import", "--db", str(db), str(log)]) == 0
     with EventStore(db) as store:
         game = store.last_unfinished()
         assert game is not None
         rows = store.rows(game)
     assert [r["accepted"] for r in rows] == [True, True, True, False, False, True]
-    assert rows[3]["line"] == "garbage" and rows[4]["line"] == ""
+    assert rows[3]["line"] == {"type": "pass"} and rows[4]["line"] == ""
 
 
 def test_a_line_nested_too_deep_is_kept_as_refused_text_and_the_store_still_reads(tmp_path: Path, capsys) -> None:
@@ -181,7 +182,12 @@ def test_a_line_nested_too_deep_is_kept_as_refused_text_and_the_store_still_read
     db = tmp_path / "table.db"
     deep = "[" * 1000 + "]" * 1000
     log = _write(tmp_path / "log.jsonl", OPENING + [deep, '{"type": "play", "card": "red_7"}'])
-    assert main(["import", "--db", str(db), str(log)]) == 0
+    assert main(["import", "--db", str(db), str(log)]) == 1  # no table writes it: refused now
+    assert "line 4: not JSON" in capsys.readouterr().err
+    with EventStore(db) as store:  # a store that holds one (written before import refused them)
+        game = store.new_game()
+        for line in OPENING + [deep, '{"type": "play", "card": "red_7"}']:
+            store.append(game, line, line != deep)
     assert main(["export", "--db", str(db), "--list"]) == 0
     assert main(["export", "--db", str(db), "-"]) == 0
     assert deep in capsys.readouterr().out
@@ -215,6 +221,15 @@ def test_import_of_a_finished_log_leaves_the_game_in_progress_to_resume(tmp_path
     ('{"type": "play", "card": "purple_5"}\n{"type": "draw"}\n', 1, "line 4: purple_5 is not in the classic deck"),
     ('{"type": "play", "card": "giallo_5"}\n', 1, "line 4: unknown card 'giallo_5'"),
     ('{"type": "play", "ca', 2, "line 4 is cut off"),
+    # lines no table writes: stored as refusals, `run` would resume a game with garbage in it
+    ('{"type": "PLAY", "card": "red_7"}\n', 1, "line 4: unknown event type 'PLAY'"),
+    ('not json\n{"type": "pass"}\n', 1, "line 4: not JSON"),
+    ('{"type": "play", "card": null}\n', 1, 'line 4: missing "card"'),
+    ('{"type": "draw", "count": "2"}\n', 1, 'line 4: "count" must be a whole number'),
+    ('["play", "red_7"]\n', 1, "line 4: an event must be a JSON object"),
+    ('{"type": "play", "type": "pass"}\n', 1, "line 4 gives the key 'type' twice"),
+    ('{"type": "pass", "pad": "' + "x" * 70_000 + '"}\n', 1, "line 4 is 68 KB: a table's line is at most 64 KB"),
+    ('{"type": "game", "players": ["Ann", "ann"]}\n', 1, "line 4: names that differ only in capitals"),
 ])
 def test_import_of_a_damaged_log_imports_nothing(tmp_path: Path, capsys, tail, code, message) -> None:
     db = tmp_path / "table.db"
@@ -257,6 +272,27 @@ def test_export_import_mistakes_are_one_line(tmp_path: Path, argv: list[str], me
     assert not (tmp_path / "none.db").exists()  # export never creates a database
     with EventStore(tmp_path / "t.db") as store:
         assert len(store.games()) == games_before  # nothing imported
+
+
+def test_a_log_whose_new_game_was_undone_is_one_game(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "table.db"
+    log = _write(tmp_path / "log.jsonl", OPENING + ['{"type": "game", "players": ["Dee", "Eve"]}',
+                                                    '{"type": "undo"}', '{"type": "play", "card": "red_7"}'])
+    assert main(["import", "--db", str(db), str(log)]) == 0
+    assert "6 events (0 rejected), unfinished" in capsys.readouterr().out
+    with EventStore(db) as store:
+        assert len(store.games()) == 1
+
+
+def test_a_log_imported_twice_is_refused_the_second_time(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "table.db"
+    assert main(["import", "--db", str(db), str(EXAMPLE_LOG)]) == 0
+    capsys.readouterr()
+    assert main(["import", "--db", str(db), str(EXAMPLE_LOG)]) == 2
+    err = capsys.readouterr().err
+    assert "is in" in err and "already" in err and err.count("\n") == 1
+    with EventStore(db) as store:
+        assert len(store.games()) == 1
 
 
 def test_a_whole_log_without_a_last_newline_imports(tmp_path: Path) -> None:

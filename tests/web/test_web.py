@@ -324,7 +324,8 @@ def test_challenge_verdict_shows_no_cards(game, app, host, guilty):
     bob = _seat(app, "Bob")
     game.submit({"type": "play", "card": "wild_draw_four", "color": "green"}, source="camera")
     assert bob.post("/api/act", json={"action": "challenge"}).status_code == 200
-    game.submit({"type": "reveal", "player": "Ann", "cards": ["red_9", "blue_1"] if guilty else ["blue_1", "green_2"]})
+    honest = ["blue_1", "green_2", "green_3", "blue_4", "yellow_5", "wild"]  # all six of Ann's cards
+    game.submit({"type": "reveal", "player": "Ann", "cards": ["red_9", "blue_1"] if guilty else honest})
     state = app.test_client().get("/api/state").get_json()
     kinds = [n["kind"] for n in state["notices"]]
     assert ("challenge_upheld" if guilty else "challenge_failed") in kinds
