@@ -27,7 +27,7 @@ class WebState:
     refused_taps: dict[str, list[float]] = field(default_factory=dict)  # per phone: when (api._submit)
 
     def __post_init__(self) -> None:
-        self.seats = Seats(self.access)
+        self.seats = Seats(self.access, on_change=self.hub.seats_moved)
 
     def phones_connected(self) -> int:
         return self.hub.phones_connected()
@@ -60,7 +60,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
         PORT=8000,
         PUBLIC_URL=None,
         HOSTNAMES=(),  # public names the page is also reached by (IP addresses and local names always are)
-        SSE_HEARTBEAT_S=15.0,
+        SSE_HEARTBEAT_S=10.0,  # a beat this often: a phone that hears nothing for 25 s is cut off (app.js)
         SNAPSHOT=None,  # callable -> latest BGR frame, for zone set-up
         ZONES_PATH=None,  # zones JSON file the watcher reads
         SESSION_COOKIE_SAMESITE="Strict",

@@ -27,6 +27,7 @@ from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import MAX_NAME, Rules, name_char, names_differ, parse_rules
 from companion.referee.scoring import fix_refused
 from web.access import SeatKept
+from web.hub import BEAT
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
 from web.messages import error_say, notice_say
 from web.security import SEAT_COOKIE, client_id, host_required, is_host, pin_ok, set_seat_cookie
@@ -232,7 +233,7 @@ def events() -> Response:
                 try:
                     payload = q.get(timeout=heartbeat)
                 except queue.Empty:
-                    yield ": heartbeat\n\n"
+                    yield BEAT
                     continue
                 yield f"data: {payload}\n\n"
         finally:
@@ -748,14 +749,14 @@ def host_release() -> Any:
 def host_seat_link() -> Any:
     """A one-time link (and its QR code) that gives one player's seat to the phone that opens it:
     the seat is freed and kept for the link, so a phone that took it cannot tap it back."""
-    from web.lan import qr_svg
-    from web.pages import join_base
+    from web.lan import qr_svg, table_url
 
     if table_mode() == "demo":
         return refuse(403, "this is the demo table: phones watch, the recorded game plays", "err.demo")
     player = _player(_ext().referee.state, _body().get("player"))
     ttl = float(current_app.config["SEAT_LINK_S"])
-    url = join_base() + "seat/link/" + _ext().seats.link(player, ttl)
+    base = table_url(current_app.config.get("PUBLIC_URL"), int(current_app.config["PORT"]))
+    url = base + "seat/link/" + _ext().seats.link(player, ttl)
     return jsonify(ok=True, player=player, url=url, qr=qr_svg(url), minutes=round(ttl / 60))
 
 

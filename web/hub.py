@@ -103,6 +103,11 @@ def public_state(state: dict, events: list | None = None, game_id: str | None = 
     return out
 
 
+# A stream's keep-alive: a named event the page hears (a ": comment" line fires nothing in a
+# browser), so a phone whose Wi-Fi went quiet without closing anything can tell it is cut off.
+BEAT = "event: beat\ndata: {}\n\n"
+
+
 class LiveHub:
     """Fan-out of referee updates to every open live stream: thread queues (Flask's own
     /events, used by the test client) and asyncio queues (web.server, where streams cost no
@@ -155,9 +160,16 @@ class LiveHub:
         clock = self.turn_clock.read(state, game_id)
         text = json.dumps(public_state(state, self.referee.events, game_id, clock,
                                        getattr(self.referee, "jump_claim", None)))
-        payload = '{"state": ' + text + "}"
         with self._lock:
             self._payload = text if clock is None else None
+        self._publish('{"state": ' + text + "}")
+
+    def seats_moved(self) -> None:
+        """A seat was taken or freed (no table event): phones ask again which seat is theirs."""
+        self._publish('{"seats": true}')
+
+    def _publish(self, payload: str) -> None:
+        with self._lock:
             queues = list(self._queues)
             loops = list(self._async)
         for q in queues:

@@ -24,6 +24,11 @@ def join_url(port: int, ip: str | None = None) -> str:
     return f"http://{ip or lan_ip()}:{port}/"
 
 
+def table_url(public: str | None, port: int) -> str:
+    """The table's address as phones reach it (ending in /): the configured one, else the LAN IP's."""
+    return public or join_url(port)
+
+
 def seat_url(base: str) -> str:
     """A player's way in: the seat page under the table's address (the table view only watches)."""
     return base.rstrip("/") + "/seat"

@@ -14,21 +14,16 @@ from companion.referee.cards import COLORS
 from companion.errors import UnknownCardError
 from web.cardsvg import card_svg
 from web.i18n import LANG_COOKIE, LANGS, catalogue_json, pick_lang, t
-from web.lan import join_url, qr_svg, seat_url
+from web.lan import qr_svg, seat_url, table_url
 from web.security import SEAT_COOKIE, csrf_token, is_host, set_seat_cookie
 
 bp = Blueprint("pages", __name__)
 VIEWS = ("table", "seat", "standings", "host", "tv")
 
 
-def join_base() -> str:
-    """The table's address as phones reach it (ending in /)."""
-    return current_app.config.get("PUBLIC_URL") or join_url(int(current_app.config["PORT"]))
-
-
 def _url() -> str:
     """The way in for a player: the seat page (the table's own view only watches)."""
-    return seat_url(join_base())
+    return seat_url(table_url(current_app.config.get("PUBLIC_URL"), int(current_app.config["PORT"])))
 
 
 def page_lang() -> str:
@@ -43,6 +38,7 @@ def _page(view: str, **extra: Any) -> str:
     return render_template(f"{view}.html", view=view, csrf=csrf_token(), me=my_seat() or "",
                            host=is_host(), colors=COLORS, url=_url(), mode=table_mode(), lang=lang,
                            other=next(x for x in LANGS if x != lang), texts=catalogue_json(lang),
+                           beat=float(current_app.config["SSE_HEARTBEAT_S"]),
                            t=lambda key, **args: t(key, lang, args), **extra)
 
 

@@ -24,8 +24,9 @@ SEAT_COOKIE = "uno_seat"
 class Seats:
     """token -> player, kept on the server; the phone holds only the random token."""
 
-    def __init__(self, access: AccessStore | None = None) -> None:
+    def __init__(self, access: AccessStore | None = None, on_change: Callable[[], None] | None = None) -> None:
         self.access = access if access is not None else AccessStore(":memory:")
+        self._changed = on_change or (lambda: None)  # the live streams tell the phones
 
     def player_for(self, token: str | None) -> str | None:
         return self.access.player_for(token)
@@ -33,22 +34,34 @@ class Seats:
     def take(self, player: str, token: str | None) -> str:
         """Bind `player` to the phone holding `token` (a new token if none); returns the token.
         Raises PermissionError if another phone holds the seat."""
-        return self.access.take_seat(player, token)
+        token = self.access.take_seat(player, token)
+        self._changed()
+        return token
 
     def link(self, player: str, ttl: float) -> str:
-        return self.access.new_seat_link(player, ttl)
+        link = self.access.new_seat_link(player, ttl)
+        self._changed()
+        return link
 
     def use_link(self, link: object, token: str | None) -> tuple[str, str] | None:
-        return self.access.use_seat_link(link, token)
+        taken = self.access.use_seat_link(link, token)
+        if taken is not None:
+            self._changed()
+        return taken
 
     def release(self, player: str) -> bool:
-        return self.access.release_seat(player)
+        had = self.access.release_seat(player)
+        self._changed()
+        return had
 
     def reset(self, keep_for: str | None = None, players: list[str] | None = None) -> None:
         self.access.reset_seats(keep_for, players)
+        self._changed()
 
     def back(self, game_id: str) -> bool:
-        return self.access.seats_back(game_id)
+        back = self.access.seats_back(game_id)
+        self._changed()
+        return back
 
     def taken(self) -> list[str]:
         return self.access.taken()

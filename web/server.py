@@ -23,6 +23,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from web.hub import BEAT
 from web.inputs import MAX_BODY
 
 log = logging.getLogger("companion.web")
@@ -39,6 +40,15 @@ HEADER_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 20.0
 CONNECTIONS_PER_CLIENT = 5 * STREAMS_PER_CLIENT  # a laptop with the TV, the host page and test browsers
 MAX_CONNECTIONS = MAX_STREAMS + 200
+
+
+def _page_id(scope: dict) -> str | None:
+    """The `page` id a page's stream carries (`/events?page=...`): letters, digits, - and _."""
+    for part in (scope.get("query_string") or b"").split(b"&"):
+        name, _, value = part.partition(b"=")
+        if name == b"page" and 8 <= len(value) <= 40 and value.replace(b"-", b"").replace(b"_", b"").isalnum():
+            return value.decode("ascii")
+    return None
 
 
 def _json_reply(status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> tuple[int, list, bytes]:
@@ -60,6 +70,7 @@ class TableServer:
         self.max_streams = max_streams
         self.max_body = max_body
         self.streams: Counter[str] = Counter()
+        self.pages: dict[str, asyncio.Future] = {}  # "address|page id" -> ends that page's stream
         self.closing = False
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
@@ -88,17 +99,29 @@ class TableServer:
 
     async def _events(self, scope: dict, receive: Callable, send: Callable) -> None:
         client = (scope.get("client") or ("?", 0))[0]
-        if self.streams[client] >= self.per_client:
+        # A page that lost its Wi-Fi opens its stream again, and the server cannot yet know the
+        # old one is dead (no error comes until TCP gives up, minutes later): the same page's
+        # new stream (its `page` id) ends its old one, or a phone on a flaky Wi-Fi would fill
+        # its address's streams.
+        page = _page_id(scope)
+        key = f"{client}|{page}" if page else None
+        replaced = self.pages.pop(key, None) if key else None
+        if replaced is not None and not replaced.done():
+            replaced.set_result(None)
+        elif self.streams[client] >= self.per_client:
             await self._send(send, *_json_reply(429, f"too many open pages from {client} "
                                                      f"(at most {self.per_client}): close some tabs"))
             return
         if sum(self.streams.values()) >= self.max_streams or self.closing:
             await self._send(send, *_json_reply(503, "the companion has too many open pages", [(b"retry-after", b"5")]))
             return
-        heartbeat = float(self.app.config.get("SSE_HEARTBEAT_S", 15.0))
+        heartbeat = float(self.app.config.get("SSE_HEARTBEAT_S", 10.0))
         queue = self.hub.open_async(asyncio.get_running_loop())
         self.streams[client] += 1
         gone = asyncio.ensure_future(_disconnected(receive))
+        ended = asyncio.get_running_loop().create_future()
+        if key:
+            self.pages[key] = ended
         try:
             await send({"type": "http.response.start", "status": 200, "headers": [
                 (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
@@ -108,8 +131,9 @@ class TableServer:
                         "more_body": True})
             while True:
                 update = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({update, gone}, timeout=heartbeat, return_when=asyncio.FIRST_COMPLETED)
-                if gone in done:
+                done, _ = await asyncio.wait({update, gone, ended}, timeout=heartbeat,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if gone in done or ended in done:
                     update.cancel()
                     break
                 if update in done:
@@ -118,7 +142,7 @@ class TableServer:
                         break
                 else:
                     update.cancel()
-                    chunk = b": heartbeat\n\n"
+                    chunk = BEAT.encode()
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             if not gone.done():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -126,6 +150,8 @@ class TableServer:
             pass  # the phone went away mid-send
         finally:
             gone.cancel()
+            if key and self.pages.get(key) is ended:
+                del self.pages[key]
             self.hub.close_async(queue)
             self.streams[client] -= 1
             if self.streams[client] <= 0:

@@ -40,7 +40,10 @@ def _client(port: int, arrivals: dict[int, list[float]], ready: threading.Event,
                 return
             if line.startswith(b"data: "):
                 now = time.perf_counter()
-                n = json.loads(line[6:])["state"].get("events")
+                message = json.loads(line[6:])
+                if "state" not in message:  # a beat, or the seats moved
+                    continue
+                n = message["state"].get("events")
                 with lock:
                     arrivals.setdefault(n, []).append(now)
     except OSError:

@@ -2,6 +2,9 @@
 the real server (uvicorn in front of the app) on a free port over a fresh store."""
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -84,3 +87,46 @@ def wait_until(check: Any, what: str, seconds: float = 10.0) -> None:
     while not check():
         assert time.monotonic() < deadline, what
         time.sleep(0.05)
+
+
+class QuietWifi:
+    """A relay between the browser and the companion that can go quiet the way a phone's Wi-Fi
+    does: bytes stop both ways and nothing is closed (`quiet.set()`, then `quiet.clear()`)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.quiet = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                while self.quiet.is_set():  # held, not dropped: TCP would deliver it later
+                    time.sleep(0.05)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()

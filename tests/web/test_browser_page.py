@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
-from browser_support import MARKS, chromium, confirm, log_in_host, served, take_seat, wait_until  # noqa: E402
+from browser_support import MARKS, QuietWifi, chromium, confirm, log_in_host, served, take_seat, wait_until  # noqa: E402
 from companion.referee.cards import ALL_CARD_NAMES  # noqa: E402
 from web.i18n import LANGS, t  # noqa: E402
 
@@ -401,6 +401,45 @@ def test_a_phone_says_when_it_has_lost_the_companion_and_when_it_is_back(browser
         expect(sal.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
     finally:
         srv.stop()
+
+
+def test_a_phone_whose_wifi_goes_quiet_says_so_and_catches_up_when_it_is_back(server, browser):
+    # a lost Wi-Fi closes no connection: the phone showed "Cid to play" for as long as it lasted,
+    # its own turn included, and its "cannot reach" line never came
+    url, referee = server
+    for event in ({"type": "game", "players": ["Uma", "Vic"]}, {"type": "deal", "dealer": "Vic"},
+                  {"type": "flip", "card": "red_5"}):
+        referee.submit(event, source="host")
+    wifi = QuietWifi(int(url.rsplit(":", 1)[1]))
+    try:
+        vic = _sit(browser, f"http://127.0.0.1:{wifi.port}", "Vic")
+        expect(vic.locator("#turn")).to_have_text(t("phase.play", "en", {"player": "Uma"}))
+        wifi.quiet.set()
+        referee.submit({"type": "play", "card": "red_7"}, source="phone")  # Uma's: Vic's turn now
+        expect(vic.locator("#offline")).to_be_visible(timeout=10_000)  # two and a half beats of silence
+        expect(vic.locator("#turn")).to_have_text(t("phase.play", "en", {"player": "Uma"}))
+        wifi.quiet.clear()
+        expect(vic.locator("#offline")).to_be_hidden(timeout=15_000)
+        expect(vic.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
+        vic.context.close()
+    finally:
+        wifi.close()
+
+
+def test_a_phone_whose_seat_the_host_frees_shows_the_names_at_once(server, browser):
+    # it went on showing "You are Wes" with UNO! until its next tap, which was refused
+    url, referee = server
+    for event in ({"type": "game", "players": ["Wes", "Xia"]}, {"type": "deal", "dealer": "Xia"}):
+        referee.submit(event, source="host")
+    wes = _sit(browser, url, "Wes")
+    host = _host(browser, url)
+    host.get_by_role("button", name=t("host.free", "en", {"player": "Wes"})).click()
+    _yes(host)
+    expect(wes.locator("#pick")).to_be_visible(timeout=5_000)
+    expect(wes.locator("#mine")).to_be_hidden()
+    _toast(wes, "seat.lost", player="Wes")
+    wes.context.close()
+    host.context.close()
 
 
 def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browser):

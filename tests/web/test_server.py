@@ -40,9 +40,9 @@ def wait_until(check, limit: float = 30.0) -> None:
         time.sleep(0.01)
 
 
-def open_stream(port: int, source: str = "127.0.0.1") -> socket.socket:
+def open_stream(port: int, source: str = "127.0.0.1", path: str = "/events") -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
-    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
     head = b""
     while b"data: " not in head:
         chunk = sock.recv(65536)
@@ -101,6 +101,24 @@ def test_a_closed_stream_is_noticed_without_a_heartbeat(served):
     # heartbeats are an hour apart: only noticing the disconnect itself brings this to 3
     wait_until(lambda: hub.phones_connected() == 3)
     for sock in streams[2:]:
+        sock.close()
+    wait_until(lambda: hub.phones_connected() == 0)
+
+
+def test_a_pages_new_stream_ends_its_old_one(served):
+    # a phone on a Wi-Fi that drops opens its stream again while the old connection still looks
+    # alive to the server: twenty drops filled its address's streams and the page got no state
+    server, app, _ = served
+    hub = app.extensions["uno"].hub
+    old = open_stream(server.port, path="/events?page=a1b2c3d4e5f6")
+    other = open_stream(server.port, path="/events?page=ffffeeee0000")
+    wait_until(lambda: hub.phones_connected() == 2)
+    streams = [open_stream(server.port, path="/events?page=a1b2c3d4e5f6") for _ in range(25)]
+    wait_until(lambda: hub.phones_connected() == 2)  # the last of the page's streams, and the other page's
+    old.settimeout(10)
+    while old.recv(65536):  # the old one was ended (the server closed its response)
+        pass
+    for sock in streams + [other]:
         sock.close()
     wait_until(lambda: hub.phones_connected() == 0)
 

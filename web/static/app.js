@@ -116,21 +116,30 @@ document.addEventListener("click", (e) => {
   }
   lastTap = { t: now, x: e.clientX, y: e.clientY, on, controls: controlsAt() };
 }, true);
+const SLOW_MS = 1500, ANSWER_MS = 8000;
 async function post(url, body, done, doneArgs) {
   const id = requestId(), payload = JSON.stringify(body || {}), at = S ? S.events : -1, key = url + payload;
   const last = sent.get(key);
   if (last && (last.busy || (Date.now() - last.t < DOUBLE_TAP_MS && at <= last.at + 1))) return { ok: false, data: {}, repeat: true };
   sent.set(key, { busy: true, at });
   let r = null;
+  // no answer within SLOW_MS: the player is told it is on its way (or they tap again, or ask the
+  // host to enter it); a request stuck on a Wi-Fi gone quiet is cut after ANSWER_MS and sent again
+  // (the same request id: the companion acts on it once)
+  const slow = setTimeout(() => toast(t("err.sending"), true), SLOW_MS);
   for (let attempt = 0; ; attempt++) {
+    const cut = new AbortController(), timer = setTimeout(() => cut.abort(), ANSWER_MS);
     try {
-      r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload });
+      r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "X-Request-Id": id }, body: payload, signal: cut.signal });
+      clearTimeout(timer);
       break;
     } catch (e) {  // no answer: the companion may be restarting; retry the same request
-      if (attempt >= 6) { sent.delete(key); toast(t("err.network"), true); return { ok: false, data: {} }; }
+      clearTimeout(timer);
+      if (attempt >= 6) { clearTimeout(slow); sent.delete(key); toast(t("err.network"), true); return { ok: false, data: {} }; }
       await sleep(500 * 2 ** attempt);
     }
   }
+  clearTimeout(slow);
   let data = {}; try { data = await r.json(); } catch (e) { }
   if (!r.ok) sent.delete(key);  // a refused tap may be tried again at once (draw first, then pass)
   else sent.set(key, { busy: false, at, t: Date.now() });
@@ -746,14 +755,43 @@ function render() {
 // so until it is back, or it would show an old turn as if it were now. EventSource retries by
 // itself and gets the whole state again; a blip under OFFLINE_SAY_MS is not worth a line.
 const OFFLINE_SAY_MS = 1500;
+// A Wi-Fi gone quiet closes nothing, so no error comes: the companion sends a beat (every 10 s),
+// and a page that hears nothing (no state, no beat) for two and a half beats says it is cut off
+// and opens the stream again (a phone waking from sleep does so at once).
+const LOST_MS = 2500 * (Number(document.body.dataset.beat) || 10);
+let stream = null, streamHeard = performance.now();
+// this page's stream id: its new stream ends its old one on the server (which cannot yet know a
+// connection over a lost Wi-Fi is dead)
+const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
 function offline(lost) { if ($("offline")) $("offline").hidden = !lost; }
 function connect() {
-  const es = new EventSource("/events");
+  if (stream) stream.close();
+  const es = stream = new EventSource("/events?page=" + PAGE_ID);
   let say = null;
-  const back = () => { clearTimeout(say); say = null; offline(false); };
+  const back = () => { streamHeard = performance.now(); clearTimeout(say); say = null; offline(false); };
   es.onopen = back;
+  es.addEventListener("beat", back);
   es.onerror = () => { if (say === null) say = setTimeout(() => { say = null; if (es.readyState !== EventSource.OPEN) offline(true); }, OFFLINE_SAY_MS); };
-  es.onmessage = (m) => { back(); S = JSON.parse(m.data).state; clockAt = performance.now(); document.body.dataset.events = S.events; render(); };
+  es.onmessage = (m) => {
+    back();
+    const d = JSON.parse(m.data);
+    if (d.seats) seatsMoved();
+    if (!d.state) return;
+    S = d.state; clockAt = performance.now(); document.body.dataset.events = S.events; render();
+  };
+}
+setInterval(() => { if (stream && performance.now() - streamHeard > LOST_MS) { offline(true); streamHeard = performance.now(); connect(); } }, 2000);
+// A seat taken or freed is no table event: the stream says only that seats moved. A phone that
+// no longer holds its seat (the host freed it, another tab left it) shows the names at once,
+// not at its next tap (which would be refused, an UNO! call lost with it).
+function seatsMoved() {
+  if (view !== "seat" || mode === "demo") return;
+  if (!me) { markTaken(); return; }
+  fetch("/api/seat").then(r => r.json()).then(d => {
+    if ((d.player || "") === me) return;
+    toast(t("seat.lost", { player: me }), true);
+    me = d.player || ""; render();
+  }).catch(() => { });
 }
 
 // -- actions ------------------------------------------------------------------------------
