@@ -40,7 +40,18 @@ def list_backups(db: str | Path) -> list[Path]:
         return []
     mine = _named(db, r"\.db")
     return sorted((p for p in folder.glob(f"{Path(db).stem}-*.db") if p.is_file() and mine.match(p.name)),
-                  key=lambda p: (p.stat().st_mtime, p.name))
+                  key=lambda p: (_number(p), p.stat().st_mtime, p.name))
+
+
+_NUMBER = re.compile(r"-\d{8}-\d{6}-n(\d{1,9})(?=[-.])")
+
+
+def _number(path: Path) -> int:
+    """A backup's number in the order they were made (0: one made before they were numbered).
+    Not its time: a Pi with no clock battery starts some evenings earlier than the last, and
+    ordered by time tonight's backups were the oldest, the first to be deleted."""
+    m = _NUMBER.search(path.name)
+    return int(m.group(1)) if m else 0
 
 
 def _named(db: str | Path, ending: str) -> "re.Pattern[str]":
@@ -112,7 +123,8 @@ def make_backup(db: str | Path, keep: int = KEEP, label: str = "") -> Path:
     db = Path(db)
     folder = backup_folder(db)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = f"{db.stem}-{stamp}{'-' + label if label else ''}"
+    number = max((_number(p) for p in list_backups(db)), default=0) + 1
+    name = f"{db.stem}-{stamp}-n{number}{'-' + label if label else ''}"
     target = folder / f"{name}.db"
     n = 1
     while target.exists():

@@ -13,7 +13,7 @@ from flask import Flask, jsonify, request
 from web.access import AccessError, AccessStore, load_secret_key
 from web.hub import LiveHub
 from web.inputs import MAX_BODY, cap
-from web.security import Seats, check_csrf, check_host
+from web.security import ClockFreeSessions, Seats, check_csrf, check_host
 
 
 @dataclass
@@ -54,6 +54,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     logs nobody out. Without it (tests) both live in memory.
     """
     app = Flask(__name__)
+    app.session_interface = ClockFreeSessions()
     app.config.from_mapping(
         SECRET_KEY=None,
         HOST_PIN=f"{secrets.randbelow(10000):04d}",

@@ -27,6 +27,7 @@ from companion.errors import CompanionError
 
 MAX_WAIT_S = 3600.0  # the longest a client waits after wrong PINs
 STREAK_FORGET_S = 24 * 3600.0  # a client's or address's failures are forgotten after a quiet day
+CLOCK_SLACK_S = 60.0  # failures stamped later than now by more than this: the clock was set back
 # Wrong PINs from the whole table before every new client waits too: a guesser with many addresses
 # (or cookies) is slowed like one, while a table's few typos wait nobody
 TABLE_FREE = 5
@@ -151,10 +152,14 @@ class AccessStore:
                         self._db.execute(sql, params)
                     self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    try:  # a full card's failed COMMIT has rolled back already: say the first error
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                     raise
             except sqlite3.Error as exc:
-                raise AccessError(f"could not {what} ({self.path}: {exc}); nothing was changed") from None
+                why = "the card is full" if "full" in str(exc) else str(exc)
+                raise AccessError(f"could not {what} ({self.path}: {why}); nothing was changed") from None
 
     # -- seats ---------------------------------------------------------------------------
 
@@ -297,7 +302,9 @@ class AccessStore:
         if not rows:
             return None
         failures, first, last = rows[0]
-        if self.clock() - float(last) > STREAK_FORGET_S:
+        # a streak stamped in the future is one the clock was set back from (a Pi with no clock
+        # battery): its wait would be years, for the host too. Forgotten, as a quiet day's is.
+        if not -CLOCK_SLACK_S <= self.clock() - float(last) <= STREAK_FORGET_S:
             return None
         return int(failures), float(first), float(last)
 

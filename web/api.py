@@ -153,7 +153,7 @@ def _submit(event: dict, source: str) -> Any:
     clock = _ext().access.clock
     recent = _ext().refused_taps.setdefault(source, []) if phone else []
     if phone:
-        recent[:] = [at for at in recent if clock() - at < 60.0]
+        recent[:] = [at for at in recent if 0.0 <= clock() - at < 60.0]  # (the clock set back: forgotten)
         if len(recent) >= REFUSED_PER_MINUTE:
             return refuse(429, "too many refused taps from this phone: wait a minute", "err.too_many_taps")
     try:

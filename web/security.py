@@ -15,6 +15,8 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from flask import abort, current_app, jsonify, request, session
+from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature
 
 from web.access import AccessStore
 
@@ -65,6 +67,44 @@ class Seats:
 
     def taken(self) -> list[str]:
         return self.access.taken()
+
+
+class ClockFreeSessions(SecureCookieSessionInterface):
+    """Flask's signed session cookie, its age left to the browser (Max-Age). A Pi with no clock
+    battery starts some evenings with an older time than the cookies it signed before, or in
+    1970, and may be set right mid-game: Flask refused every cookie signed "in the future" or
+    over 7 days before, so each phone's taps were refused (CSRF) until reloaded and the host
+    logged out, and an Expires date counted from 1970 reached the browser already past. What
+    the cookie holds needs no age of its own: the host's login is timed on the server."""
+
+    def open_session(self, app: Any, request: Any) -> Any:
+        signer = self.get_signing_serializer(app)
+        if signer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        try:
+            return self.session_class(signer.loads(value))
+        except BadSignature:
+            return self.session_class()
+
+    def save_session(self, app: Any, session: Any, response: Any) -> None:
+        name, path = self.get_cookie_name(app), self.get_cookie_path(app)
+        if session.accessed:
+            response.vary.add("Cookie")
+        if not session:
+            if session.modified:
+                response.delete_cookie(name, path=path, samesite=self.get_cookie_samesite(app),
+                                       httponly=self.get_cookie_httponly(app))
+            return
+        if not self.should_set_cookie(app, session):
+            return
+        response.set_cookie(name, self.get_signing_serializer(app).dumps(dict(session)),  # type: ignore[union-attr]
+                            max_age=int(app.permanent_session_lifetime.total_seconds()),
+                            httponly=self.get_cookie_httponly(app), path=path, domain=self.get_cookie_domain(app),
+                            secure=self.get_cookie_secure(app), samesite=self.get_cookie_samesite(app))
+        response.vary.add("Cookie")
 
 
 def set_seat_cookie(resp: Any, token: str) -> Any:

@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites), "
                              "or the crops --cut-composites wrote")
+    parser.add_argument("--install", action="store_true",
+                        help="copy the trained weights (and their .onnx) into models/, replacing the shipped "
+                             "ones the companion reads; without it they stay in --work")
     parser.add_argument("--average", type=Path, nargs="+", default=None, metavar="WEIGHTS",
                         help="train nothing: write the mean of these weights files (runs continued from one "
                              "model) as the model's weights (with --reader, --colour or --themed: that model's), "
@@ -102,6 +105,9 @@ def main(args: argparse.Namespace) -> int:
 
         dest = (recipes.READER_WEIGHTS if args.reader else recipes.COLOUR_WEIGHTS if args.colour
                 else recipes.THEMED_WEIGHTS if args.themed else recipes.WEIGHTS)
+        if not args.install:
+            dest = args.work / dest.name
+            dest.parent.mkdir(parents=True, exist_ok=True)
         recipes.average_weights(args.average, dest)
         print(f"the mean of {len(args.average)} weights -> {dest}")
         print(f"exported -> {recipes.export_onnx(dest)}")
@@ -114,7 +120,7 @@ def main(args: argparse.Namespace) -> int:
         from companion.synth.train import ColourRecipe, train_colour
 
         c = ColourRecipe()
-        colour = ColourRecipe(work=args.work if args.work != d.work else c.work,
+        colour = ColourRecipe(install=args.install, work=args.work if args.work != d.work else c.work,
                               images=given.get("images", c.images), seed=args.seed, device=args.device,
                               workers=args.workers, jobs=args.jobs or c.jobs, model=given.get("model", c.model),
                               epochs=given.get("epochs", c.epochs), hours=given.get("hours", c.hours) or None, batch=given.get("batch", c.batch))
@@ -124,7 +130,7 @@ def main(args: argparse.Namespace) -> int:
         from companion.synth.train import ThemedRecipe, train_themed
 
         m = ThemedRecipe()
-        themed = ThemedRecipe(work=args.work if args.work != d.work else m.work,
+        themed = ThemedRecipe(install=args.install, work=args.work if args.work != d.work else m.work,
                               images=given.get("images", m.images), seed=args.seed, device=args.device,
                               workers=args.workers, jobs=args.jobs or m.jobs, model=given.get("model", m.model),
                               epochs=given.get("epochs", m.epochs), hours=given.get("hours", m.hours) or None,
@@ -135,7 +141,7 @@ def main(args: argparse.Namespace) -> int:
         from companion.synth.train import ReaderRecipe, train_reader
 
         r = ReaderRecipe()
-        reader = ReaderRecipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
+        reader = ReaderRecipe(install=args.install, work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
                               composites=args.composites or r.composites, device=args.device, workers=args.workers,
                               model=given.get("model", r.model), epochs=given.get("epochs", r.epochs),
                               hours=given.get("hours", r.hours) or None, batch=given.get("batch", r.batch),
@@ -144,7 +150,7 @@ def main(args: argparse.Namespace) -> int:
                               lr0=r.lr0 if args.lr0 is None else args.lr0)
         train_reader(reader)
         return 0
-    recipe = Recipe(work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
+    recipe = Recipe(install=args.install, work=args.work, images=args.images, val_images=args.val_images, seed=args.seed,
                     model=args.model, imgsz=args.imgsz, epochs=args.epochs,
                     hours=args.hours or None, batch=args.batch, device=args.device, workers=args.workers)
     train(recipe)

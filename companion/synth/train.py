@@ -40,6 +40,7 @@ class Recipe:
     batch: int = 32
     device: str = "cpu"
     workers: int = 2
+    install: bool = False  # copy the weights into models/ (the shipped ones), not beside the work
 
 
 def _use_every_core() -> None:
@@ -80,7 +81,7 @@ def _once(folder: Path, key: str, write: Callable[[], None]) -> None:
 
 
 def train(recipe: Recipe) -> Path:
-    """Generate the data, train, copy the best weights to models/uno-cards.pt."""
+    """Generate the data, train, copy the best weights to WORK/uno-cards.pt (models/ with `install`)."""
     recipe.work = Path(recipe.work).resolve()
     offline_ultralytics(recipe.work / "ultralytics-config")
     yaml_path = generate(recipe)
@@ -133,7 +134,10 @@ def _fit(recipe: "Recipe | ReaderRecipe | ColourRecipe", task: str, data: Path, 
     best = recipe.work / "runs" / name / "weights" / "best.pt"
     if not best.exists():
         raise CompanionError(f"training produced no weights at {best}")
-    MODELS_DIR.mkdir(exist_ok=True)
+    # The shipped weights are replaced only when asked (`--install`): a trial run's weights
+    # overwrote them, and the table then read no card.
+    dest = dest if recipe.install else recipe.work / dest.name
+    dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(best, dest)
     print(f"trained in {(time.time() - start) / 60:.1f} min; weights -> {dest}")
     print(f"exported -> {export_onnx(dest, imgsz)}")
@@ -235,6 +239,7 @@ class ReaderRecipe:
     # The starting learning rate. A stage continued from shipped weights at LR0 drifts
     # from what they read (stages 17 and 19, HISTORY.md); a lower one keeps more of them.
     lr0: float = LR0
+    install: bool = False  # copy the weights into models/ (the shipped ones), not beside the work
 
 
 def generate_reader(recipe: ReaderRecipe) -> Path:
@@ -306,6 +311,7 @@ class ColourRecipe:
     device: str = "cpu"
     workers: int = 2
     jobs: int = 2  # processes drawing the scenes
+    install: bool = False  # copy the weights into models/ (the shipped ones), not beside the work
 
 
 def _generate_crops(recipe: "ColourRecipe | ThemedRecipe", folder: str, what: str, write_dataset: Callable[..., Path]) -> Path:
@@ -371,6 +377,7 @@ class ThemedRecipe:
     device: str = "cpu"
     workers: int = 2
     jobs: int = 2  # processes drawing the piles
+    install: bool = False  # copy the weights into models/ (the shipped ones), not beside the work
 
 
 def generate_themed(recipe: ThemedRecipe) -> Path:

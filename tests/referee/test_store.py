@@ -396,6 +396,20 @@ def test_backups_keep_the_last_n(tmp_path: Path) -> None:
     assert len(list_backups(db)) == 3
 
 
+def test_backups_made_under_a_clock_behind_the_last_evenings_are_the_newest(tmp_path: Path) -> None:
+    # a Pi with no clock battery: tonight starts a day before last night's backups were made;
+    # ordered by time, each backup made tonight was the oldest and deleted as it was made
+    from companion.backup import list_backups, make_backup
+
+    db = tmp_path / "games.db"
+    EventStore(db).close()
+    last_night = [make_backup(db, keep=3) for _ in range(3)]
+    for old in last_night:
+        os.utime(old, (old.stat().st_mtime + 86400, old.stat().st_mtime + 86400))
+    tonight = [make_backup(db, keep=3) for _ in range(2)]
+    assert list_backups(db) == [last_night[2]] + tonight
+
+
 def test_restore_refuses_while_a_companion_has_the_store(tmp_path: Path) -> None:
     from companion.backup import BackupError, StoreLock, make_backup, restore
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -220,8 +221,11 @@ def test_average_writes_the_mean_of_two_runs_of_one_network_as_the_readers_weigh
     exported: list = []
     monkeypatch.setattr(recipes, "export_onnx", lambda w: exported.append(w) or w.with_suffix(".onnx"))
     run, _ = _train_command(monkeypatch, "train_reader")
-    assert run(["--reader", "--average", str(tmp_path / "up.pt"), str(tmp_path / "down.pt")]) == 0
+    assert run(["--reader", "--average", str(tmp_path / "up.pt"), str(tmp_path / "down.pt"), "--install"]) == 0
     assert exported == [tmp_path / "models" / "reader.pt"]
+    assert run(["--reader", "--average", str(tmp_path / "up.pt"), str(tmp_path / "down.pt"),
+                "--work", str(tmp_path / "work")]) == 0  # without --install: beside the work
+    assert exported[-1] == tmp_path / "work" / "reader.pt"
     mean = torch.load(exported[0], map_location="cpu", weights_only=False)["model"].state_dict()
     shipped = torch.load(start, map_location="cpu", weights_only=False)["model"].state_dict()
     assert mean.keys() == shipped.keys()
@@ -269,3 +273,35 @@ def test_train_cli_refuses_bad_values_in_one_line_before_generating(argv, says, 
     assert cli_main(["train", *argv, "--work", str(work)]) == 2
     assert capsys.readouterr().err == f"uno-companion train: {says.format(tmp=tmp_path)}\n"
     assert not work.exists()
+
+
+def test_trained_weights_stay_in_the_work_folder_unless_installed(monkeypatch, tmp_path):
+    # a one-epoch trial run copied its weights over the shipped models/uno-cards.pt: the table
+    # then read no card at all
+    import sys
+    import types
+
+    from companion.synth import train as recipes
+
+    class FakeYolo:
+        def __init__(self, *_: object, **__: object) -> None:
+            pass
+
+        def train(self, project: str, name: str, **_: object) -> None:
+            best = Path(project) / name / "weights" / "best.pt"
+            best.parent.mkdir(parents=True, exist_ok=True)
+            best.write_bytes(b"trial")
+
+    monkeypatch.setitem(sys.modules, "ultralytics", types.SimpleNamespace(YOLO=FakeYolo))
+    monkeypatch.setattr(recipes, "export_onnx", lambda w, imgsz=None: w.with_suffix(".onnx"))
+    monkeypatch.setattr(recipes, "_use_every_core", lambda: None)
+    monkeypatch.setattr(recipes, "_no_polars_needed", lambda: None)
+    shipped = tmp_path / "models" / "uno-cards.pt"
+    shipped.parent.mkdir()
+    shipped.write_bytes(b"shipped")
+    trial = recipes.Recipe(work=tmp_path / "work", epochs=1)
+    assert recipes._fit(trial, "detect", tmp_path / "data.yaml", 64, "uno-cards", shipped, {}) == tmp_path / "work" / "uno-cards.pt"
+    assert shipped.read_bytes() == b"shipped"
+    installed = recipes.Recipe(work=tmp_path / "work", epochs=1, install=True)
+    assert recipes._fit(installed, "detect", tmp_path / "data.yaml", 64, "uno-cards", shipped, {}) == shipped
+    assert shipped.read_bytes() == b"trial"

@@ -139,6 +139,34 @@ class Clock:
         return self.now
 
 
+def test_a_clock_set_back_or_forward_keeps_every_phone_and_the_host(referee, monkeypatch):
+    # a Pi with no clock battery: cookies signed before the clock was set back were "from the
+    # future", and Flask refused them: every tap a CSRF error until reloaded, the host logged out
+    import time
+
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 3 * 3600)
+    app = create_app({"HOST_PIN": PIN, "TESTING": True}, referee=referee)
+    host = _phone(app)
+    login = host.post("/api/host/login", json={"pin": PIN})
+    assert login.status_code == 200 and "Max-Age=604800" in login.headers["Set-Cookie"]
+    monkeypatch.setattr(time, "time", real)  # set back three hours
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200
+    monkeypatch.setattr(time, "time", lambda: real() + 30 * 86400)  # then on a month
+    assert host.post("/api/host/deal", json={"dealer": "Ann"}).status_code == 200
+
+
+def test_wrong_pins_stamped_before_the_clock_was_set_back_hold_nobody_up(referee):
+    clock = Clock()
+    app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock}, referee=referee)
+    guesser = _phone(app)
+    for _ in range(7):  # last evening's typos and guesses, wait out each time
+        assert guesser.post("/api/host/login", json={"pin": "0000"}).status_code == 403
+        clock.now += 3600
+    clock.now -= 10 * 86400  # tonight the Pi starts with an older time
+    assert _phone(app).post("/api/host/login", json={"pin": PIN}).status_code == 200
+
+
 def test_pin_guessing_backs_off_and_cookies_or_addresses_do_not_get_round_it(referee):
     clock = Clock()
     app = create_app({"HOST_PIN": PIN, "TESTING": True, "CLOCK": clock}, referee=referee)
@@ -888,3 +916,26 @@ def test_a_mistyped_table_option_is_named_with_its_likely_meaning(game, host):
     resp = host.post("/api/host/game", json={"players": PLAYERS, "rules": {"stackin": True}})
     assert resp.status_code == 400
     assert resp.get_json()["error"] == "unknown table option 'stackin': did you mean 'stacking'?"
+
+
+def test_a_full_card_says_so_when_the_host_logs_in(referee):
+    # the failed COMMIT had rolled back already, and the ROLLBACK's own error ("cannot rollback -
+    # no transaction is active") was what the host read
+    import sqlite3
+
+    app = create_app({"HOST_PIN": PIN, "TESTING": True}, referee=referee)
+    access = app.extensions["uno"].access
+
+    class FullCard:
+        def __init__(self, db):
+            self.db = db
+
+        def execute(self, sql, *args):
+            if sql == "COMMIT":
+                self.db.execute("ROLLBACK")
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.db.execute(sql, *args)
+
+    access._db = FullCard(access._db)
+    resp = _phone(app).post("/api/host/login", json={"pin": PIN})
+    assert resp.status_code == 503 and "the card is full" in resp.get_json()["error"]
