@@ -1945,7 +1945,7 @@ class Table:
         who = gone.get("player") if isinstance(gone.get("player"), str) else gone.get("by")
         if not isinstance(who, str):
             who = self._name(self._turn_of_state()) if gone.get("type") in _TURN_STEPS else named
-        if gone.get("type") in ("seats", "score_fix", "correct"):  # the host's own steps: nobody's at the table
+        if gone.get("type") in ("seats", "score_fix", "correct", "verdict"):  # the host's own steps: nobody's at the table
             who = None
         note = {"event": self._cur, "kind": "undone", "player": who,
                 "message": f"event {n} undone: {gone.get('type')}" + (f" {card}" if card else "")

@@ -40,6 +40,13 @@ from companion.vision.zones import Zones
 log = logging.getLogger(__name__)
 
 
+# The table's brightness (median grey outside the zones) at and above which motion_level holds
+# as set: the darkest felt the generated videos draw sits at 62-78, the real-card bench's
+# tables at 90-130, so neither moves. Below it the level falls with the light, down to DIMMEST of
+# itself (a room lit at a third, where sensor noise would start to count as motion). Set from
+# the generated videos' felt (probe16 dimmed them: 65 % light already held a zone "covered").
+LIGHT_REF = 60.0
+DIMMEST = 0.35
 # Two boxes of one card that did not move overlap at least this much (IoU). The recognizer
 # boxes a laid card with IoU 0.89 or more against the true box in 95 % of rendered piles under
 # the camera shifts (`uno-companion fit-sharpness --per-card 30`: box_iou p5 0.89, p1 0.80,
@@ -291,6 +298,7 @@ class Watcher:
         self._outside: np.ndarray | None = None
         self.detector_calls = 0
         self.frames = 0
+        self.table_light = LIGHT_REF  # median grey of the table outside the zones, each frame
         self._shape: tuple[int, int] | None = None
         self._scale = 1.0
         self._prev: tuple[np.ndarray, np.ndarray] | None = None  # last frame: grey, colour
@@ -357,7 +365,8 @@ class Watcher:
         # that faint "arm" held the reveal up 1.6 s (the bundled demo).
         colour = small.astype(np.float32)
         table = gray[self._outside] if self._outside is not None and self._outside.any() else gray
-        colour *= 128.0 / max(1.0, float(np.median(table)))
+        self.table_light = float(np.median(table))
+        colour *= 128.0 / max(1.0, self.table_light)
         self._small = small
         self._colour = colour
         return gray, feat, colour
@@ -381,8 +390,12 @@ class Watcher:
         prev, self._prev = self._prev, (gray, now)
         if prev is None or prev[0].shape != gray.shape:
             return []
-        moving = np.abs(gray - prev[0]) > self.motion_level
-        changing = np.abs(now - prev[1]).max(axis=2) > self.motion_level
+        # Motion in grey levels is counted against the light: with the room's light halved, an
+        # arm leaving the pile changes half as many levels, too few pixels passed the threshold
+        # and the pile stayed "under an arm" until the next hand (a card laid then was missed).
+        level = self.motion_level * min(1.0, max(DIMMEST, self.table_light / LIGHT_REF))
+        moving = np.abs(gray - prev[0]) > level
+        changing = np.abs(now - prev[1]).max(axis=2) > level
         if self._age_t is None:
             self._age_t = np.full(gray.shape, t, np.float32)
         self._age_t[changing] = t  # time each pixel last changed

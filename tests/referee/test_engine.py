@@ -964,3 +964,14 @@ def test_with_seven_zero_an_illegal_zero_must_go_back():
     assert t.state["notices"][-1]["message"] == "Bob's illegal blue_0 must be taken back first: its effect cannot stand"
     t.push(line("take_back"))
     assert t.state["waiting_for"] == "play" and cards(t)["Bob"] == 9  # taken back, and 2 drawn
+
+
+def test_undoing_the_hosts_verdict_blames_no_player():
+    # every phone read "Undone: a step by Bob" (the challenged player) when the host took back
+    # their own verdict
+    from web.messages import notice_say
+
+    t = play(["flip red_5", "play wild_draw_four blue", "challenge", "verdict guilty", "undo"])
+    undone = t.state["notices"][-1]
+    assert undone["kind"] == "undone" and undone["player"] is None and t.state["waiting_for"] == "evidence"
+    assert notice_say(undone)["k"] == "notice.undone_verdict"

@@ -442,6 +442,27 @@ def test_a_phone_whose_seat_the_host_frees_shows_the_names_at_once(server, brows
     host.context.close()
 
 
+def test_my_seat_says_who_is_on_one_card_and_the_host_page_names_the_step_undo_takes_back(server, browser):
+    # Catch was on My seat, whom to catch only on the Table view; Deal looked ready mid-hand; and
+    # Undo asked "Undo the last step?" when the step was the host's own verdict
+    url, referee = server
+    for event in ({"type": "game", "players": ["Nia", "Oto", "Pam"], "rules": {"hand_size": 2}},
+                  {"type": "deal", "dealer": "Pam"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_7"}):  # Nia down to one card, no UNO! called
+        referee.submit(event, source="host")
+    oto = _sit(browser, url, "Oto")
+    expect(oto.locator("#uno")).to_have_text(t("tbl.uno", "en", {"names": "Nia"}))
+    nia = _sit(browser, url, "Nia")
+    expect(nia.locator("#uno")).to_have_text("")  # her own count is said above it
+    host = _host(browser, url)
+    expect(host.locator("#deal")).to_be_disabled()
+    host.click("#undo")
+    expect(host.locator("#confirm-text")).to_contain_text("Undo the last step at the table: the card ")
+    host.click("#confirm-no")
+    for page in (oto, nia, host):
+        page.context.close()
+
+
 def test_with_no_camera_a_jump_in_is_one_tap_on_the_jumpers_phone(server, browser):
     url, referee = server
     for event in ({"type": "game", "players": ["Kim", "Lou", "Max"], "rules": {"jump_in": True}},

@@ -211,6 +211,7 @@ function phaseText() {
   if (S.second_card && w === "play") return t("phase.second", { player: S.second_card.player, color: S.second_card.color });
   if (w === "challenge" && S.top === "wild_draw_two") return t("phase.challenge_d2", { player: who });
   if (w === "evidence") return t(mode === "none" ? "phase.evidence_nocam" : "phase.evidence", { player: who });
+  if (w === "deal" && mode === "demo") return t("phase.deal_demo");  // the recorded game deals itself
   return T["phase." + w] ? t("phase." + w, { player: who || (w === "flip" ? S.dealer : "") || "" }) : "";
 }
 
@@ -240,6 +241,13 @@ function renderCommon() {
 // the team a player sits in (`teams` option), or undefined
 const teamOf = (name) => (S.teams || []).find(tm => tm.players.includes(name));
 
+// who is on one card, only while it matters (not into the next hand): on the Table and TV, and
+// on My seat too, where the Catch button is (a player had to leave it to see whom to catch)
+function unoLine() {
+  const mine = view === "seat" ? me : null;  // (My seat names the others: this phone's own count is above)
+  const one = IN_HAND.includes(S.waiting_for) ? (S.players || []).filter(p => p.cards === 1 && p.name !== mine).map(p => p.name) : [];
+  if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
+}
 function renderPlayers() {
   const ul = $("players"); if (!ul) return; ul.innerHTML = "";
   // between hands the counts are the last hand's: none until the deal (as on the seat page)
@@ -252,9 +260,7 @@ function renderPlayers() {
     if (counting) li.appendChild(el("span", t("tbl.cards", { n: p.cards }) + (out ? " · " + t("tbl.out") : ""), p.cards === 1 ? "one" : (out ? "out" : "")));
     li.appendChild(el("small", t("tbl.points", { n: p.score }))); ul.appendChild(li);
   });
-  // who is on one card, and who won the hand, only while it matters: not into the next hand
-  const one = IN_HAND.includes(S.waiting_for) ? (S.players || []).filter(p => p.cards === 1).map(p => p.name) : [];
-  if ($("uno")) $("uno").textContent = one.length ? t("tbl.uno", { names: one.join(", ") }) : "";
+  unoLine();
   const between = ["scores", "deal"].includes(S.waiting_for);
   // with teams, a team wins: "Bob & Dee", not the partner who went out
   // a team won: its name, and the words for two people ("Ann & Bob hanno vinto")
@@ -444,7 +450,12 @@ function renderSeat() {
   else if (scoring) prompt = t("prompt.scores");
   else if (scored) prompt = t("prompt.scores_done");
   // a live region: a screen reader hears this phone's own prompt ("Your turn"), said once
-  if ($("prompt").textContent !== (demo ? "" : prompt)) $("prompt").textContent = demo ? "" : prompt;
+  const shown = demo ? "" : prompt, fresh = $("prompt").textContent !== shown;
+  if (fresh) $("prompt").textContent = shown;
+  // a new prompt below the screen's foot (a phone turned sideways shows the pile and no button):
+  // brought into view, once, so the buttons under it show
+  if (fresh && shown && $("prompt").getBoundingClientRect().bottom > window.innerHeight) $("prompt").scrollIntoView({ block: "start", behavior: "smooth" });
+  unoLine();
 }
 
 // Players (teams) level on points and every tie-break share first place (the state's `places`):
@@ -605,6 +616,7 @@ function renderHost() {
   if (!$("newgame")) return;
   formFromRules(S.rules);
   $("undo").disabled = false;  // Undo names the step this page shows: not before the page has seen the table
+  $("deal").disabled = S.waiting_for !== "deal";  // mid-hand it asked "Deal a new hand?", then was refused
   const names = (S.players || []).map(p => p.name), pairs = names.map(n => [n, n]);
   if (!dealerAuto) dealerAuto = $("dealer").options[0];
   fillSelect("dealer", pairs, [dealerAuto]);
@@ -908,7 +920,17 @@ on("deal", "click", async () => {
   // next hands rotate unless the host picks again
   if ((await post("/api/host/deal", $("dealer").value ? { dealer: $("dealer").value } : {}, "done.deal")).ok) $("dealer").value = "";
 });
-on("undo", "click", async () => { const at = S.events; if (await ask(t("confirm.undo"))) post("/api/host/undo", { at }, "done.undo"); });
+// the dialog names the step it takes back (a verdict was undone by a host who meant the last card)
+async function undoStep() {
+  try {
+    const d = await (await fetch("/api/host/log")).json();
+    const last = (d.lines || []).filter(l => l.in_effect).pop();
+    const kind = last && last.line && last.line.type;
+    if (!kind || T["step." + kind] === undefined) return t("confirm.undo");
+    return t("confirm.undo_what", { step: t("step." + kind, { card: last.line.card ? cardName(last.line.card) : "" }) });
+  } catch (e) { return t("confirm.undo"); }
+}
+on("undo", "click", async () => { const at = S.events; if (await ask(await undoStep())) post("/api/host/undo", { at }, "done.undo"); });
 // the dialog repeats the button's own words, which name this challenge's penalty (a wild draw
 // four, a wild draw two, a draw until a colour)
 on("guilty", "click", async () => { if (await ask(t("confirm.verdict", { choice: $("guilty").textContent }))) post("/api/host/verdict", { guilty: true }, "done.guilty"); });
