@@ -421,6 +421,7 @@ def test_a_phone_whose_wifi_goes_quiet_says_so_and_catches_up_when_it_is_back(se
         wifi.quiet.clear()
         expect(vic.locator("#offline")).to_be_hidden(timeout=15_000)
         expect(vic.locator("#prompt")).to_have_text(t("prompt.play_nocam", "en"))
+        expect(vic.locator("#turn")).to_have_text(t("phase.play_you", "en"))  # not "Vic to play" on Vic's phone
         vic.context.close()
     finally:
         wifi.close()

@@ -212,6 +212,7 @@ function phaseText() {
   if (w === "challenge" && S.top === "wild_draw_two") return t("phase.challenge_d2", { player: who });
   if (w === "evidence") return t(mode === "none" ? "phase.evidence_nocam" : "phase.evidence", { player: who });
   if (w === "deal" && mode === "demo") return t("phase.deal_demo");  // the recorded game deals itself
+  if (w === "play" && view === "seat" && who && who === me) return t("phase.play_you");  // on your own phone: you
   return T["phase." + w] ? t("phase." + w, { player: who || (w === "flip" ? S.dealer : "") || "" }) : "";
 }
 
