@@ -358,3 +358,24 @@ def test_a_last_flip_shows_no_colour_of_the_other_side(browser, tmp_path):
         referee.submit({"type": "play", "card": "orange_flip"}, source="host")
         expect(table.locator("#side")).to_have_text(t("side.light", "en"))
         expect(table.locator("#color")).to_have_text("")
+
+
+def test_a_tv_too_short_for_both_tables_shows_the_game_and_the_league_in_turn(server, browser):
+    # six players at 720 lines: the league's table fell below the screen, which a TV cannot scroll
+    url, referee = server
+    referee.store.new_league("Friday", [12, 6, 2, 0])
+    for ev in simulate_games(6, 1, 4, {"hands": 1}, mistakes=False):
+        referee.submit(ev, source="test")
+    _wait(lambda: referee.state["waiting_for"] == "game_over", "a finished game")
+    tv = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    tv.goto(url + "/tv")
+    expect(tv.locator("#tvlgrows tr")).to_have_count(6)
+    fits = "e => e.getBoundingClientRect().bottom <= window.innerHeight"
+    expect(tv.locator("#tvleague")).to_be_visible()
+    assert not tv.locator("#tvleague").evaluate(fits)  # as it was: below the screen's foot
+    expect(tv.locator("#tvgame")).to_be_hidden(timeout=12_000)  # the league's turn
+    expect(tv.locator("#tvleague")).to_be_visible()
+    assert tv.locator("#tvleague").evaluate(fits)
+    expect(tv.locator("#tvgame")).to_be_visible(timeout=12_000)  # and the game's again
+    expect(tv.locator("#tvleague")).to_be_hidden()
+    tv.context.close()

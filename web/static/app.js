@@ -597,6 +597,19 @@ function showLeague(d) {
 }
 
 function renderTv() { renderPlayers(); renderTotals(); loadTvLeague(); }
+// A TV cannot be scrolled: when the league's table does not fit under the game's (six players
+// at 720 lines), the two take turns on the screen, TV_TURN_MS each.
+const TV_TURN_MS = 8000;
+let tvLeagueTurn = false;
+function tvTurns() {
+  const game = $("tvgame"), lg = $("tvleague");
+  if (!game || !lg) return;
+  game.hidden = false; lg.classList.remove("away");
+  if (lg.hidden || lg.getBoundingClientRect().bottom <= window.innerHeight) { tvLeagueTurn = false; return; }
+  tvLeagueTurn = !tvLeagueTurn;
+  if (tvLeagueTurn) game.hidden = true; else lg.classList.add("away");
+}
+if (view === "tv") setInterval(tvTurns, TV_TURN_MS);
 // League night on the TV: the open league's table under the game's (fetched when a game ends)
 function loadTvLeague() {
   const got = $("tvleague") && leagueChanged(tvLeagueSeen);
