@@ -200,6 +200,8 @@ class AccessStore:
         now = self.clock()
         self._many("make a seat link", [("DELETE FROM seat_links WHERE expires < ? OR player = ?", (now, player)),
                                         ("DELETE FROM seats WHERE player = ?", (player,)),
+                                        # nor does an Undo of a New game give the seat back to that phone
+                                        ("UPDATE kept_seats SET token = '' WHERE player = ?", (player,)),
                                         ("INSERT INTO seat_links (token, player, expires) VALUES (?, ?, ?)",
                                          (_hash(token), player, now + ttl))])
         return token
@@ -222,6 +224,8 @@ class AccessStore:
             token = token or secrets.token_urlsafe(24)
             self._many("take the seat", [("DELETE FROM seat_links WHERE token = ?", (_hash(link),)),
                                          ("DELETE FROM seats WHERE token = ? OR player = ?", (_hash(token), player)),
+                                         # an Undo of a New game gives the seat back to this phone
+                                         ("UPDATE kept_seats SET token = ? WHERE player = ?", (_hash(token), player)),
                                          ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)",
                                           (_hash(token), player, self.clock()))])
             return str(player), token

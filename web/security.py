@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from functools import wraps
 from typing import Any, Callable
@@ -142,11 +143,11 @@ LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".locald
 def host_name_ok(host: str, allowed: tuple[str, ...] = ()) -> bool:
     """A Host header the table answers: an IP address, a one-word or local-network name
     (`raspberrypi`, `uno.local`, `pi.lan`), or a name the configuration lists (`hostnames`)."""
-    name = host.strip().lower().rstrip(".")
-    if name.startswith("["):  # [IPv6]:port
-        name = name[1:].split("]", 1)[0]
-    elif name.count(":") == 1:
-        name = name.split(":", 1)[0]
+    name = host.strip().lower()
+    m = re.fullmatch(r"\[([0-9a-f:.]+)\](?::\d{1,5})?|([a-z0-9.-]+?)\.?(?::\d{1,5})?", name)
+    if not m:  # "[::1].evil.example", "1.2.3.4:80@evil.example": no name a browser sends
+        return False
+    name = m.group(1) or m.group(2)
     try:
         ipaddress.ip_address(name)
         return True
@@ -157,18 +158,27 @@ def host_name_ok(host: str, allowed: tuple[str, ...] = ()) -> bool:
     return name in {a.strip().lower().rstrip(".") for a in allowed}
 
 
+def known_names(config: Any) -> tuple[str, ...]:
+    """The public names a table answers besides addresses and local names: the configuration's
+    `hostnames`, and the name `host` is bound to."""
+    public = urlsplit(config.get("PUBLIC_URL") or "").hostname
+    return tuple(config.get("HOSTNAMES") or ()) + ((public,) if public else ())
+
+
+def refused_host_text(host: str) -> str:
+    return (f"this table does not answer to the name {host[:60]!r}: open it at its own address, "
+            "or add the name to hostnames in the configuration")
+
+
 def check_host() -> Any:
     """Refuse a request made under a public name the table does not know: a page on the internet
     that points its own name at the Pi (DNS rebinding) could otherwise read the game and take
-    seats from a player's browser on the table's Wi-Fi."""
+    seats from a player's browser on the table's Wi-Fi. (The live stream and the state, served
+    before Flask, are checked in web.server alike.)"""
     host = request.headers.get("Host")
-    public = urlsplit(current_app.config.get("PUBLIC_URL") or "").hostname  # `host` set to a name
-    allowed = tuple(current_app.config.get("HOSTNAMES") or ()) + ((public,) if public else ())
-    if host is None or host_name_ok(host, allowed):
+    if host is None or host_name_ok(host, known_names(current_app.config)):
         return None
-    shown = host[:60]
-    text = (f"this table does not answer to the name {shown!r}: open it at its own address, "
-            "or add the name to hostnames in the configuration")
+    text = refused_host_text(host)
     if request.path.startswith("/api/"):
         return jsonify(error=text, say={"k": "err.refused", "a": {"n": 421}}), 421
     return current_app.response_class(text + "\n", status=421, mimetype="text/plain")

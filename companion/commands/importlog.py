@@ -86,11 +86,15 @@ def _games(lines: list, table: Any) -> list[list]:
 
 
 def _stored_twin(store: EventStore, games: list[list]) -> str | None:
-    """A stored game with the same lines as one of the log's, or None."""
+    """A stored game with the same events as one of the log's (spaced or keyed in another
+    order, blank lines aside), or None."""
+    def events(lines: list) -> list:
+        return [decode_line(line) for line in lines if str(line).strip()]
+
+    wanted = [events(game) for game in games]
     for stored in store.games():
-        for game in games:
-            if stored["events"] == len(game) and store.lines(stored["id"]) == game:
-                return str(stored["id"])
+        if events(store.lines(stored["id"])) in wanted:
+            return str(stored["id"])
     return None
 
 
@@ -102,6 +106,8 @@ def _type(line: str) -> object:
 def main(args: argparse.Namespace) -> int:
     path = store_path(args)
     lines = read_jsonl(args.log)  # a missing or unreadable log fails before any database is created
+    while lines and not lines[-1].strip():  # blank lines at the end: no events, and no event numbers
+        lines.pop()
     table = replay(lines)
     if not table.state["players"]:
         # an empty log, or one whose game line was refused: stored, it would stand in front of

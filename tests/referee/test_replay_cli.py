@@ -291,6 +291,11 @@ def test_a_log_imported_twice_is_refused_the_second_time(tmp_path: Path, capsys)
     assert main(["import", "--db", str(db), str(EXAMPLE_LOG)]) == 2
     err = capsys.readouterr().err
     assert "is in" in err and "already" in err and err.count("\n") == 1
+    # nor spaced otherwise, with a blank line at its end (it counted twice in a league)
+    respaced = tmp_path / "again.jsonl"
+    respaced.write_text("".join(json.dumps(json.loads(line), indent=None, separators=(",", ":")) + "\n"
+                                for line in EXAMPLE_LOG.read_text().splitlines() if line.strip()) + "\n")
+    assert main(["import", "--db", str(db), str(respaced)]) == 2
     with EventStore(db) as store:
         assert len(store.games()) == 1
 

@@ -207,3 +207,14 @@ def test_a_body_that_trickles_in_is_cut_short(served, monkeypatch):
     reply = sock.recv(4096)
     assert reply.startswith(b"HTTP/1.1 408"), reply[:80]
     sock.close()
+
+
+def test_the_stream_and_the_state_refuse_a_public_name_too(served):
+    # answered before Flask, they skipped its Host check: a rebinding page read the whole game
+    server, app, referee = served
+    for path in ("/api/state", "/events"):
+        status, body, _ = request(server.port, "GET", path, headers={"Host": "evil.example"})
+        assert status == 421 and b"does not answer to the name" in body, path
+    status, _, _ = request(server.port, "GET", "/api/state", headers={"Host": "192.168.1.20:8000"})
+    assert status == 200
+    assert app.extensions["uno"].hub.phones_connected() == 0

@@ -103,6 +103,8 @@ def test_a_public_name_pointed_at_the_table_is_refused_and_changes_nothing(game,
     for ok in ("192.168.1.20:8000", "[fe80::1]:8000", "raspberrypi:8000", "uno.local", "pi.lan:8000",
                "localhost:8000", "10.0.0.5"):
         assert phone.get("/api/state", headers={"Host": ok}).status_code == 200, ok
+    for odd in ("[::1].evil.example", "1.2.3.4:80@evil.example", "evil.example.", "EVIL.example:8000", ""):
+        assert phone.get("/seat", headers={"Host": odd}).status_code == 421, odd
 
 
 def test_a_name_the_configuration_lists_is_answered(referee):
@@ -302,6 +304,17 @@ def test_a_seat_link_takes_a_seat_back_from_a_phone_that_would_tap_it_again(game
     again = _phone(app).get(path)
     assert again.status_code == 403 and "used already or has expired" in again.get_data(as_text=True)
     assert _phone(app).post("/api/seat", json={"player": "Ann"}).get_json()["say"]["k"] == "err.seat_taken"
+
+
+def test_an_undone_new_game_gives_a_linked_seat_to_the_phone_the_link_gave_it(game, app, host):
+    squatter = _seat(app, "Ann")
+    assert host.post("/api/host/game", json={"players": PLAYERS}).status_code == 200  # a new game...
+    link = host.post("/api/host/seat_link", json={"player": "Ann"}).get_json()["url"].rsplit("/", 1)[1]
+    ann = _phone(app)
+    assert ann.get("/seat/link/" + link).status_code == 200
+    assert host.post("/api/host/undo", json={}).status_code == 200  # ...taken back: its seats come back
+    assert ann.get("/api/seat").get_json()["player"] == "Ann"
+    assert squatter.get("/api/seat").get_json()["player"] is None
 
 
 def test_a_seat_link_out_of_date_gives_nothing_and_frees_the_name_again(referee):
