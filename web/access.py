@@ -31,6 +31,7 @@ CLOCK_SLACK_S = 60.0  # failures stamped later than now by more than this: the c
 # Wrong PINs from the whole table before every new client waits too: a guesser with many addresses
 # (or cookies) is slowed like one, while a table's few typos wait nobody
 TABLE_FREE = 5
+KEPT_GAMES = 10  # replaced games whose seats are kept for an Undo of the New game
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS seats (
@@ -243,7 +244,11 @@ class AccessStore:
         marks = ", ".join("?" * len(names))
         free = [(f"DELETE FROM {table} WHERE player NOT IN ({marks})", names) if names else (f"DELETE FROM {table}", ())
                 for table in ("seats", "seat_links")]  # a link kept for a name no longer playing dies
-        self._many("free the seats", keep + free)
+        # the seats of the last KEPT_GAMES games replaced are kept (an Undo goes back one or two):
+        # an evening of new games grew the file by a table's seats each
+        prune = [("DELETE FROM kept_seats WHERE game_id NOT IN (SELECT game_id FROM kept_seats "
+                  "GROUP BY game_id ORDER BY MAX(rowid) DESC LIMIT ?)", (KEPT_GAMES,))]
+        self._many("free the seats", keep + free + prune)
 
     def seats_back(self, game_id: str) -> bool:
         """The seats kept for `game_id` back with the same phones (the new game that freed them

@@ -952,3 +952,16 @@ def test_a_full_card_says_so_when_the_host_logs_in(referee):
     access._db = FullCard(access._db)
     resp = _phone(app).post("/api/host/login", json={"pin": PIN})
     assert resp.status_code == 503 and "the card is full" in resp.get_json()["error"]
+
+
+def test_the_seats_kept_for_undone_new_games_stop_at_the_last_ten(referee):
+    # an evening of 26 new games kept 130 seat rows, never removed
+    from web.access import KEPT_GAMES, AccessStore
+
+    access = AccessStore(":memory:")
+    for n in range(26):
+        access.take_seat("Ann", None)
+        access.reset_seats(f"g{n}", ["Bob"])
+    games = {g for (g,) in access._run("read", "SELECT game_id FROM kept_seats")}
+    assert games == {f"g{n}" for n in range(26 - KEPT_GAMES, 26)}
+    assert access.seats_back("g25") and access.taken() == ["Ann"]
