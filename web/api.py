@@ -767,6 +767,12 @@ def host_log() -> Any:
     says whether it is in effect (a refused or undone line cannot be corrected)."""
     lines = []
     live = set(_ext().referee.in_effect)
+    # the cards each line made someone draw (a penalty, a challenge): an Undo of it sends them back
+    drawn: dict[int, list[dict]] = {}
+    for note in _ext().referee.state.get("notices") or []:
+        m = re.search(r": draws (\d+)", str(note.get("message", "")))
+        if m and note.get("kind") != "rejected" and note.get("player"):
+            drawn.setdefault(note["event"], []).append({"player": note["player"], "n": int(m.group(1))})
     for i, line in enumerate(_ext().referee.events):
         if isinstance(line, str):
             try:
@@ -775,7 +781,7 @@ def host_log() -> Any:
                 line = {"type": "?"}
         if isinstance(line, dict) and line.get("type") == "reveal":
             line = {"type": "reveal", "player": line.get("player"), "cards": len(line.get("cards") or [])}
-        lines.append({"event": i, "line": line, "in_effect": i in live})
+        lines.append({"event": i, "line": line, "in_effect": i in live, "drawn": drawn.get(i, [])})
     return jsonify(lines=lines)
 
 

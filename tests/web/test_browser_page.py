@@ -460,6 +460,11 @@ def test_my_seat_says_who_is_on_one_card_and_the_host_page_names_the_step_undo_t
     host.click("#undo")
     expect(host.locator("#confirm-text")).to_contain_text("Undo the last step at the table: the card ")
     host.click("#confirm-no")
+    referee.submit({"type": "play", "card": "red_9"}, source="host")  # Oto's: Nia caught, draws 2
+    wait_until(lambda: host.evaluate("document.body.dataset.events") == str(len(referee.events)), "the page sees it")
+    host.click("#undo")  # and the dialog says her two cards go back too
+    expect(host.locator("#confirm-text")).to_contain_text(t("confirm.undo_drawn", "en", {"player": "Nia", "n": 2}))
+    host.click("#confirm-no")
     for page in (oto, nia, host):
         page.context.close()
 

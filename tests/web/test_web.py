@@ -965,3 +965,13 @@ def test_the_seats_kept_for_undone_new_games_stop_at_the_last_ten(referee):
     games = {g for (g,) in access._run("read", "SELECT game_id FROM kept_seats")}
     assert games == {f"g{n}" for n in range(26 - KEPT_GAMES, 26)}
     assert access.seats_back("g25") and access.taken() == ["Ann"]
+
+
+def test_the_host_log_says_what_a_line_made_someone_draw(referee, host):
+    # undoing Cid's card took back "Ann draws 2" too, and nobody was told to put the cards back
+    for event in ({"type": "game", "players": ["Ann", "Bob", "Cid"], "rules": {"hand_size": 2}},
+                  {"type": "deal", "dealer": "Cid"}, {"type": "flip", "card": "red_5"},
+                  {"type": "play", "card": "red_7"}, {"type": "play", "card": "red_2"}):  # Ann forgot UNO!
+        referee.submit(event, source="host")
+    last = host.get("/api/host/log").get_json()["lines"][-1]
+    assert last["line"]["card"] == "red_2" and last["drawn"] == [{"player": "Ann", "n": 2}]

@@ -941,7 +941,10 @@ async function undoStep() {
     const last = (d.lines || []).filter(l => l.in_effect).pop();
     const kind = last && last.line && last.line.type;
     if (!kind || T["step." + kind] === undefined) return t("confirm.undo");
-    return t("confirm.undo_what", { step: t("step." + kind, { card: last.line.card ? cardName(last.line.card) : "" }) });
+    const what = t("confirm.undo_what", { step: t("step." + kind, { card: last.line.card ? cardName(last.line.card) : "" }) });
+    // the cards it made someone draw go back too: the table must put them back on the pile
+    const back = (last.drawn || []).map(d => t("confirm.undo_drawn", { player: d.player, n: d.n }));
+    return back.length ? what + " " + back.join(" ") : what;
   } catch (e) { return t("confirm.undo"); }
 }
 on("undo", "click", async () => { const at = S.events; if (await ask(await undoStep())) post("/api/host/undo", { at }, "done.undo"); });
