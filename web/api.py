@@ -592,16 +592,31 @@ def host_undo() -> Any:
     return reply, status
 
 
-@bp.post("/api/host/correct")
-@host_required
-@once
-def host_correct() -> Any:
+def _correction() -> dict:
     data = _body()
     index = _int(data.get("event"), "event")
     n = len(_ext().referee.events)
     if not 0 <= index < n:
         raise BadRequest(f"event must be a log index from 0 to {n - 1}")
-    return _submit({"type": "correct", "event": index, "card": _card(data.get("card"))}, "host")
+    return {"type": "correct", "event": index, "card": _card(data.get("card"))}
+
+
+@bp.post("/api/host/correct")
+@host_required
+@once
+def host_correct() -> Any:
+    return _submit(_correction(), "host")
+
+
+@bp.post("/api/host/correct/check")
+@host_required
+def host_correct_check() -> Any:
+    """Whether a correction would be taken, asked before the host confirms it (a refusal told
+    only after Yes, from a later play the new card would make illegal, read as a fault)."""
+    why = _ext().referee.why_not(_correction())
+    if why is None:
+        return jsonify(ok=True)
+    return jsonify(ok=False, error=cap(why), say=error_say(why))
 
 
 @bp.post("/api/host/points")

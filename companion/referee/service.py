@@ -546,6 +546,11 @@ class Referee:
         with self._lock:
             return list(self._table.events)
 
+    def why_not(self, event: dict) -> str | None:
+        """Why the table would refuse `event` now (the engine's words), or None; stores nothing."""
+        with self._lock:
+            return self._table.check(event)
+
     def answers(self, card: str) -> bool:
         """`Table.answers`: whether `card` answers the penalty pending on the player on turn."""
         with self._lock:

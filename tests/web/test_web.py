@@ -385,6 +385,16 @@ def test_undo_and_correct_from_the_host(game, host):
     assert game.state["top"] == "red_8"
 
 
+def test_a_correction_is_checked_before_the_host_confirms_it(game, host):
+    # refused only after Yes, when the new card would make a later play illegal
+    game.submit({"type": "play", "card": "red_7"}, source="camera")  # event 3, on red_5 (event 2)
+    before = len(game.events)
+    refused = host.post("/api/host/correct/check", json={"event": 2, "card": "blue_9"}).get_json()
+    assert refused["ok"] is False and refused["say"]["k"] in ("err.correct_illegal", "err.correct_breaks")
+    assert host.post("/api/host/correct/check", json={"event": 2, "card": "red_8"}).get_json() == {"ok": True}
+    assert len(game.events) == before  # nothing stored by a check
+
+
 def test_two_hosts_pressing_undo_at_once_take_back_one_step(game, host, app):
     # Both host pages showed the same table (the log's length, `events` in the state); the
     # first undo goes through, the second was meant for the same step and is refused.

@@ -970,6 +970,9 @@ on("fixform", "submit", async (e) => {
 });
 on("correct", "click", async () => {
   const c = corrPick.get(), ev = parseInt($("corrnum").value, 10); if (!c || isNaN(ev)) return;
+  // refused before the question, not after a Yes (a later play the new card would make illegal)
+  const pre = await fetch("/api/host/correct/check", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ event: ev, card: c }) }).then(r => r.json()).catch(() => ({}));
+  if (pre.ok === false) { toast(said(pre.say) || pre.error, true); return; }
   if (await ask(t("confirm.correct", { card: c }))) { if ((await post("/api/host/correct", { event: ev, card: c }, "done.correct", { card: c })).ok) corrPick.clear(); }
 });
 on("revadd", "click", () => { const c = revPick.get(); if (c) { revList.push(c); revPick.clear(); showReveal(); } });
