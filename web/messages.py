@@ -137,6 +137,10 @@ def notice_say(notice: dict) -> Say:
         if who:
             return {"k": "notice.undone_by", "a": {"player": who}}
         return {"k": "notice.undone", "a": {}}
+    if kind == "cards_back":
+        m = re.match(rf"^{_NAME} puts (\d+) cards? back on the draw pile$", message)
+        if m:
+            return {"k": "notice.cards_back", "a": {"player": m.group(1), "n": int(m.group(2))}}
     if kind == "score_fixed":
         m = re.match(rf"^hand (\d+) fixed: {_NAME} (\d+) points(: the game goes on)?$", message)
         if m:

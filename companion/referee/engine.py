@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from typing import Any, Callable, Iterable
 
 from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOLS, hint, parse_card, points,
@@ -1938,6 +1939,10 @@ class Table:
         # whom the line concerned: its own player; for a turn's step with no name (a play, a
         # draw) the player on turn; else the one its notices named (a buzzer's call)
         named = next((x["player"] for x in self._notices if x["event"] == n and x["player"]), None)
+        # the cards the line made anyone draw (a penalty, a challenge) were drawn at the table:
+        # taking the line back, they go back too, and the table is told so
+        drawn = [(x["player"], _drawn(x["message"])) for x in self._notices
+                 if x["event"] == n and x["player"] and _drawn(x["message"])]
         self._rebuild(self._effective)
         # said, and kept through later undos, so the table sees what was taken back
         gone = self._parsed[n] or {}
@@ -1952,6 +1957,11 @@ class Table:
                 + (f" by {who}" if who else "")}
         self._lasting.append(note)
         self._out.append(note)
+        for player, k in drawn:
+            back = {"event": self._cur, "kind": "cards_back", "player": player,
+                    "message": f"{player} puts {k} card{'' if k == 1 else 's'} back on the draw pile"}
+            self._lasting.append(back)
+            self._out.append(back)
 
     def _h_score_fix(self, ev: dict, dry: bool) -> None:
         hand = _int(ev.get("hand"))
@@ -2080,6 +2090,15 @@ class Table:
         keep = (self._events, self._parsed, self._lasting, self._malformed, self._out, self._cur)
         self.__dict__.update(other.__dict__)
         self._events, self._parsed, self._lasting, self._malformed, self._out, self._cur = keep
+
+
+_DRAWN = re.compile(r": draws (\d+)(?: \(only (\d+) left\))?")
+
+
+def _drawn(message: str) -> int:
+    """The cards a notice made its player draw ("...: draws 4", "draws 4 (only 2 left)"), or 0."""
+    m = _DRAWN.search(message)
+    return 0 if m is None else int(m.group(2) or m.group(1))
 
 
 def _correction(n: int, card: Any, player: str | None) -> str:

@@ -714,8 +714,11 @@ def test_engine_undo_replays_without_the_last_event_in_effect():
     table.push({"type": "bogus"})
     table.push(line("undo"))
     after = table.state
-    undone, rejected = after["notices"].pop(), after["notices"].pop()
+    back, undone, rejected = after["notices"].pop(), after["notices"].pop(), after["notices"].pop()
     assert rejected["kind"] == "rejected" and rejected["event"] == 5
+    # the draw two's two cards, drawn at the table, go back: said (Dee's count is 7 again)
+    assert back == {"event": 6, "kind": "cards_back", "player": "Dee",
+                    "message": "Dee puts 2 cards back on the draw pile"}
     # the undo says what it took back, and that line stays through the next undo
     assert undone == {"event": 6, "kind": "undone", "player": "Cid",
                       "message": "event 4 undone: play red_draw_two by Cid"}
@@ -972,6 +975,7 @@ def test_undoing_the_hosts_verdict_blames_no_player():
     from web.messages import notice_say
 
     t = play(["flip red_5", "play wild_draw_four blue", "challenge", "verdict guilty", "undo"])
-    undone = t.state["notices"][-1]
+    back, undone = t.state["notices"][-1], t.state["notices"][-2]
+    assert back["kind"] == "cards_back" and back["player"] == "Bob"  # the 4 he drew for the verdict
     assert undone["kind"] == "undone" and undone["player"] is None and t.state["waiting_for"] == "evidence"
     assert notice_say(undone)["k"] == "notice.undone_verdict"

@@ -73,8 +73,11 @@ def _start(rules: dict) -> Table:
 
 
 def _undone(table: Table) -> dict:
-    """The state after an undo, less the `undone` notice the undo itself leaves (the last)."""
+    """The state after an undo, less the notices the undo itself leaves (the last): `undone`,
+    and a `cards_back` for each player the line made draw."""
     state = table.state
+    while state["notices"] and state["notices"][-1]["kind"] == "cards_back":
+        assert state["notices"].pop()["event"] == len(table.events) - 1
     note = state["notices"].pop()
     assert note["kind"] == "undone" and note["event"] == len(table.events) - 1, note
     return state
