@@ -465,6 +465,17 @@ def test_my_seat_says_who_is_on_one_card_and_the_host_page_names_the_step_undo_t
     host.click("#undo")  # and the dialog says her two cards go back too
     expect(host.locator("#confirm-text")).to_contain_text(t("confirm.undo_drawn", "en", {"player": "Nia", "n": 2}))
     host.click("#confirm-no")
+    # a misread card: the question says what the line was read as; one that would make a later
+    # play illegal is refused before the question, in words
+    host.select_option("#corrnum", "3")  # Nia's red_7
+    _pick(host, "#corrpick", "red_6")
+    host.click("#correct")
+    expect(host.locator("#confirm-text")).to_contain_text("Line #3 was read as ")
+    host.click("#confirm-no")
+    _pick(host, "#corrpick", "blue_6")
+    host.click("#correct")  # blue 6 under Oto's red 9: refused
+    expect(host.locator("#toast")).to_have_class("show bad")
+    expect(host.locator("#confirm")).to_be_hidden()
     for page in (oto, nia, host):
         page.context.close()
 

@@ -625,6 +625,7 @@ function loadTvLeague() {
 
 // -- host ---------------------------------------------------------------------------------
 function fillSelect(id, items, keep) { const s = $(id); if (!s) return; const v = s.value; s.innerHTML = ""; (keep || []).forEach(o => s.appendChild(o)); items.forEach(([val, label]) => { const o = el("option", label); o.value = val; s.appendChild(o); }); if ([...s.options].some(o => o.value === v)) s.value = v; }
+let corrNow = {};  // host page: each correctable line's card as the referee has it now
 let hostPick = null, revPick = null, corrPick = null, revList = [], dealerAuto = null, byTurn = null;
 function renderHost() {
   if (!$("newgame")) return;
@@ -680,7 +681,10 @@ function renderHost() {
     names.forEach(n => { const b = el("button", t("host.seat_link", { player: n })); b.onclick = () => seatLink(n); links.appendChild(b); });
   }).catch(() => { });
   fetch("/api/host/log").then(r => r.json()).then(d => {
-    fillSelect("corrnum", (d.lines || []).filter(l => l.in_effect && ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => [l.event, t("host.line", { n: l.event, card: l.line.card })]));
+    // each card as the referee has it now: a correction in effect named it anew
+    const fixed = {}; (d.lines || []).filter(l => l.in_effect && l.line.type === "correct" && l.line.card).forEach(l => { fixed[l.line.event] = l.line.card; });
+    corrNow = {};
+    fillSelect("corrnum", (d.lines || []).filter(l => l.in_effect && ["flip", "play"].includes(l.line.type) && l.line.card).reverse().map(l => { corrNow[l.event] = fixed[l.event] || l.line.card; return [l.event, t("host.line", { n: l.event, card: corrNow[l.event] })]; }));
   }).catch(() => { });
   fetch("/api/host/refused").then(r => r.json()).then(d => {
     // what was refused (a card, a hand shown), then why: the host can enter it again once it fits
@@ -973,7 +977,7 @@ on("correct", "click", async () => {
   // refused before the question, not after a Yes (a later play the new card would make illegal)
   const pre = await fetch("/api/host/correct/check", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ event: ev, card: c }) }).then(r => r.json()).catch(() => ({}));
   if (pre.ok === false) { toast(said(pre.say) || pre.error, true); return; }
-  if (await ask(t("confirm.correct", { card: c }))) { if ((await post("/api/host/correct", { event: ev, card: c }, "done.correct", { card: c })).ok) corrPick.clear(); }
+  if (await ask(t("confirm.correct_what", { n: ev, was: cardName(corrNow[ev] || ""), card: cardName(c) }))) { if ((await post("/api/host/correct", { event: ev, card: c }, "done.correct", { card: c })).ok) corrPick.clear(); }
 });
 on("revadd", "click", () => { const c = revPick.get(); if (c) { revList.push(c); revPick.clear(); showReveal(); } });
 on("revclear", "click", () => { revList = []; showReveal(); });
