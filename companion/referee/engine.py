@@ -597,14 +597,18 @@ class Table:
 
     def _draw(self, p: int, k: int) -> int:
         """Move up to k cards from the draw pile to p's hand, reshuffling when it runs short."""
-        if self._draw_pile < k and len(self._pile) + self._hidden > 1:
-            top = self._pile[-1]
-            self._draw_pile += len(self._pile) - 1 + self._hidden
+        keep = self._kept()
+        if self._draw_pile < k and len(self._pile) + self._hidden > keep:
+            kept = self._pile[-keep:]
+            self._draw_pile += len(self._pile) - keep + self._hidden
             self._hidden = 0
-            self._pile = [top]
-            self._seen = {top: 1}
+            self._pile = kept
+            self._seen = {}
+            for card in kept:
+                self._seen[card] = self._seen.get(card, 0) + 1
             self._note("reshuffle", None, "draw pile empty: the discard pile except its top card "
-                       "is shuffled into a new draw pile")
+                       + ("and the card under it (the top one waits to be taken back) " if keep == 2 else "")
+                       + "is shuffled into a new draw pile")
         got = k if k <= self._draw_pile else self._draw_pile
         self._draw_pile -= got
         self._cards[p] += got
@@ -613,7 +617,13 @@ class Table:
         return got
 
     def _available(self) -> int:
-        return self._draw_pile + max(len(self._pile) + self._hidden - 1, 0)
+        return self._draw_pile + max(len(self._pile) + self._hidden - self._kept(), 0)
+
+    def _kept(self) -> int:
+        """Cards a reshuffle leaves on the discard pile: its top, and while an illegal card waits
+        to be taken back the card under it too (it is the top again once the card goes back;
+        shuffled in, the pile was left with no top card)."""
+        return 2 if self._phase == "take_back" and len(self._pile) >= 2 else 1
 
     def _penalty(self, p: int, k: int, kind: str, why: str) -> None:
         if k <= 0:  # a table that set the penalty to 0
@@ -877,6 +887,10 @@ class Table:
             raise _Reject(f"a colour is named only for wild cards, not {card}")
         if self._seen.get(card, 0) >= self._deck[card]:
             raise _Reject(f"the deck holds only {self._deck[card]} {card}: check the card")
+        blocked = self._blocked_finish(t, [card]) if self._finish_rules else None
+        if blocked is not None:  # a last card the table's options forbid, second card or not
+            raise _Reject(f"{self._names[t]} cannot go out on {card} ({blocked}): lay another "
+                          f"{self._second} card, or pass")
         if dry:
             return
         self._end_second()
@@ -1414,6 +1428,15 @@ class Table:
         newly = [p for p in range(self._n) if p not in out and cards[p] >= limit]  # type: ignore[operator]
         if not newly:
             return
+        if len({self._side(p) for p in range(self._n) if p not in out and p not in newly}) == 0:
+            # every player left reaches the limit at once (a draw and its penalty together): the
+            # hand was left with no winner and a turn on a player who was out. The one who holds
+            # the fewest cards stays in and wins it (level: the first from the turn on).
+            t = self._turn if self._turn is not None else 0
+            order = sorted(newly, key=lambda p: (cards[p], (p - t) % self._n))
+            newly = [p for p in newly if self._side(p) != self._side(order[0])]
+            if not newly:
+                return
         for p in newly:
             out.add(p)
             self._note("eliminated", p, f"{self._names[p]} holds {cards[p]} cards "
@@ -1718,6 +1741,7 @@ class Table:
             # card that matters typed on the host page, a fanned hand whose covered cards the
             # camera missed), and fewer cards shown leave the count alone; innocence needs the
             # whole hand, since a card not shown may be of that colour. More cannot be invented.
+            self._can_hold(off, len(names))
             guilty = any(INFO[c][0] == self._before_color for c in names)
             if not guilty and len(names) < self._cards[off]:
                 raise _Reject(f"{self._names[off]} showed {len(names)} of {self._cards[off]} cards, none "
@@ -1732,6 +1756,7 @@ class Table:
             # A camera sees whose cards are laid out only by when: a reveal with no player
             # is the next loser clockwise from the winner whose points are not in yet.
             p = self._scorer(ev) if ev.get("player") is not None else self._next_scorer()
+            self._can_hold(p, len(names))
             if dry:
                 return
             self._recount(p, len(names))
@@ -1754,6 +1779,14 @@ class Table:
             self._by_draw[p] = int(num) if num.isdigit() else 0
             return
         raise _Reject(not_now(phase))
+
+    def _can_hold(self, p: int, size: int) -> None:
+        """Refuse a hand shown with more cards than the player could hold: the tracked hand and
+        the whole draw pile (a misread or a mistyped hand; counted, it made cards from nothing)."""
+        most = self._cards[p] + self._draw_pile
+        if size > most:
+            raise _Reject(f"{self._names[p]} shows {size} cards, more than the {most} they could "
+                          f"hold: check the cards shown")
 
     def _recount(self, p: int, size: int) -> None:
         if size != self._cards[p]:

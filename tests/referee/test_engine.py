@@ -979,3 +979,43 @@ def test_undoing_the_hosts_verdict_blames_no_player():
     assert back["kind"] == "cards_back" and back["player"] == "Bob"  # the 4 he drew for the verdict
     assert undone["kind"] == "undone" and undone["player"] is None and t.state["waiting_for"] == "evidence"
     assert notice_say(undone)["k"] == "notice.undone_verdict"
+
+
+# -------------------------------------------------------------------- found by fuzzing (probe18)
+def _fuzz_log(name: str) -> Table:
+    from pathlib import Path
+
+    return replay((Path(__file__).parent / "logs" / f"fuzz_{name}.jsonl").read_text().splitlines())
+
+
+def _held(table: Table) -> int:
+    state = table.state
+    return sum(p["cards"] for p in state["players"]) + state["draw_pile"] + state["discard_pile"]
+
+
+def test_everyone_left_out_at_once_leaves_the_fewest_cards_in_to_win():
+    # with elimination, the last two reached the limit in one event: no winner, and the turn
+    # stayed on a player who was out (whose plays still counted)
+    t = _fuzz_log("elim_all_out")
+    assert t.state["waiting_for"] == "scores" and t.state["hand_winner"] == "Bob"
+    assert sorted(t.state["out"]) == ["Ann", "Cid"]
+
+
+def test_a_discard_twos_second_card_obeys_no_action_finish():
+    # Bob went out on a draw two laid as the second card: fits said no, push said yes
+    t = _fuzz_log("second_card_finish")
+    assert t.state["notices"][-1]["message"].startswith("Bob cannot go out on green_draw_two (no_action_finish)")
+    assert t.state["waiting_for"] == "play" and t.state["turn"] == "Bob"
+
+
+def test_a_reshuffle_while_a_card_waits_to_be_taken_back_keeps_the_card_under_it():
+    # the card the illegal one was laid on was shuffled in: after the take-back, no top card
+    t = _fuzz_log("reshuffle_takeback")
+    assert t.state["top"] == "red_5" and t.state["discard_pile"] == 1 and _held(t) == 108
+
+
+def test_a_hand_shown_bigger_than_could_be_held_is_refused():
+    # counted, it made cards from nothing: 112 in a 108-card deck
+    t = _fuzz_log("recount_conservation")
+    assert t.state["notices"][-1]["message"].startswith("Ann shows 5 cards, more than the 1 they could hold")
+    assert _held(t) == 108
