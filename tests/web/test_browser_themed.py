@@ -229,6 +229,11 @@ def test_a_league_of_three_games_on_the_league_tab(server, browser):
     expect(tv.locator("#tvlgrows tr").first.locator("td").nth(1)).to_have_text(leader["player"])
     assert tv.evaluate("document.querySelector('.qr').getBoundingClientRect().bottom <= window.innerHeight")
     tv.context.close()
+    # after a finished game, a new one is said to count in the open league
+    host.fill("#players", "Ann, Bob, Cat")
+    host.click("#newgame button.go")
+    expect(host.locator("#confirm-text")).to_contain_text(t("confirm.game_joins", "en", {"name": "Thursday club"}))
+    host.click("#confirm-no")
     # a game cut off by a new one: the host is told it will not count; the tab says so too
     for ev in ({"type": "game", "players": ["Ann", "Bob"]}, {"type": "deal", "dealer": "Bob"}):
         referee.submit(ev, source="host")

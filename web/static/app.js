@@ -895,8 +895,9 @@ on("newgame", "submit", async (e) => {
   const players = $("players").value.split(",").map(s => s.trim()).filter(Boolean);
   if (players.length < 2) { toast(t("err.players_list"), true); return; }
   const playing = S && !["game", "game_over"].includes(S.waiting_for) && (S.players || []).length;  // a game to end
-  const uncounted = playing && openLeague ? " " + t("confirm.game_league", { name: openLeague.name }) : "";  // only finished games count
-  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }) + uncounted)) {
+  // only finished games count; a new game joins the open league (the host is told, either way)
+  const league = !openLeague ? "" : " " + t(playing ? "confirm.game_league" : "confirm.game_joins", { name: openLeague.name });
+  if (await ask(t(playing ? "confirm.game" : "confirm.game_first", { players: players.join(", ") }) + league)) {
     if ((await post("/api/host/game", { players, rules }, "done.game")).ok) try { sessionStorage.removeItem(DRAFT_KEY); } catch (e) { }
   }
 });
