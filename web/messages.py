@@ -132,6 +132,8 @@ def notice_say(notice: dict) -> Say:
             return {"k": "notice.undone_seats", "a": {}}
         if kind_of == "verdict":  # the host's verdict taken back: the challenge is open again
             return {"k": "notice.undone_verdict", "a": {}}
+        if kind_of == "deal":  # the hand not begun after all: the cards dealt are gathered again
+            return {"k": "notice.undone_deal", "a": {}}
         if kind_of in keys and (card or kind_of not in ("play", "flip")) and (who or kind_of == "flip"):
             return {"k": keys[kind_of], "a": {"player": who, "card": card or ""}}
         if who:

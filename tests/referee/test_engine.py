@@ -1019,3 +1019,10 @@ def test_a_hand_shown_bigger_than_could_be_held_is_refused():
     t = _fuzz_log("recount_conservation")
     assert t.state["notices"][-1]["message"].startswith("Ann shows 5 cards, more than the 1 they could hold")
     assert _held(t) == 108
+
+
+def test_undoing_the_deal_says_so_in_the_pages_words():
+    from web.messages import notice_say
+
+    t = play(["undo"], opening=("deal Ann",))
+    assert t.state["waiting_for"] == "deal" and notice_say(t.state["notices"][-1])["k"] == "notice.undone_deal"
