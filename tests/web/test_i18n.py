@@ -180,7 +180,7 @@ def test_every_notice_kind_has_words_in_both_languages():
         assert kind in kinds, kind
     assert {"notice.hit_custom", "notice.illegal_out", "notice.hand_won_double", "notice.reflect", "notice.hit_d5",
             "notice.drew_until", "notice.drew_until_gryffindor", "notice.failed_until", "notice.undone_play",
-            "notice.undone_draw", "notice.undone_flip", "notice.undone", "notice.hands_passed",
+            "notice.undone_draw", "notice.undone_flip", "notice.undone_deal", "notice.hands_passed",
             "notice.hands_passed_ccw"} <= set().union(*kinds.values())
 
 
