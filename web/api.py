@@ -25,7 +25,7 @@ from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, not_now
 from companion.referee.rules import MAX_NAME, Rules, name_char, names_differ, parse_rules
-from companion.referee.scoring import fix_refused
+from companion.referee.scoring import fix_refused, most_points
 from web.access import SeatKept
 from web.hub import BEAT
 from web.inputs import BodyError, cap, is_scalar, parse_object, short
@@ -629,8 +629,8 @@ def host_points() -> Any:
     if points < 0:
         raise BadRequest("points cannot be negative", "err.bad_points")
     # the host may enter more than the referee's count of the hand (a draw it missed), not
-    # more than the whole deck holds: a typo guard
-    whole = sum(_deck_points(_ext().referee.state))
+    # more than the whole deck holds: a typo guard (the engine's own, said first in words)
+    whole = most_points(parse_rules(_ext().referee.state.get("rules") or {}))
     if points > whole:
         raise BadRequest(f"{points} points is more than a hand can hold: the whole deck scores {whole}",
                          "err.points_over_deck", most=whole)
@@ -662,7 +662,7 @@ def host_score_fix() -> Any:
     if points < 0:
         raise BadRequest("points cannot be negative", "err.bad_points")
     # a typo guard: a hand scores at most the whole deck, twice over where a hand counts double
-    most = 2 * sum(_deck_points(state))
+    most = most_points(parse_rules(state.get("rules") or {}), fix=True)
     if points > most:
         raise BadRequest(f"{points} points is more than a hand can score ({most})", "err.points_over_deck", most=most)
     if done is None:

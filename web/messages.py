@@ -216,7 +216,7 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (rf"^{_NAME}'s illegal last card must be taken back first$", "err.take_back_first", ("player",)),
         (rf"^{_NAME}'s illegal {_CARD} must be taken back first: its effect cannot stand$", "err.take_back_first",
          ("player", "card")),
-        (r"^(\d+) points is more than a hand can hold: the whole deck scores (\d+)$", "err.points_over_deck",
+        (r"^(\d+) points is more than a hand can score \(at most (\d+)\)$", "err.points_over_deck",
          ("points", "most")),
         (rf"^{_NAME} showed (\d+) of (\d+) cards, none (\w+): an honest play needs the whole hand",
          "err.evidence_whole", ("player", "n", "tracked", "color")),

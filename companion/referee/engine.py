@@ -18,7 +18,7 @@ from companion.referee.cards import (ALL_CARD_NAMES, COLORS, DARK_COLORS, SYMBOL
 from companion.referee.effects import EFFECTS, Effect, all_effects, effects_for
 from companion.errors import CompanionError
 from companion.referee.rules import Rules, check_players, parse_rules
-from companion.referee.scoring import deck_value, fix_refused, game_winner, hand_gains, places, placings, tie_break
+from companion.referee.scoring import fix_refused, game_winner, hand_gains, most_points, places, placings, tie_break
 
 # (colour or None, symbol) for every card name; symbol is "0".."9", an action, or the wild name.
 INFO: dict[str, tuple[str | None, str]] = {
@@ -109,14 +109,13 @@ def playable_set(top: str | None, color: str | None) -> frozenset[str]:
     return got
 
 
-def _points(ev: dict, rules: Rules) -> int:
-    """The event's `points`: a whole number from 0 to what the whole deck scores."""
+def _points(ev: dict, most: int) -> int:
+    """The event's `points`: a whole number from 0 to `most` (`scoring.most_points`)."""
     pts = _int(ev.get("points"))
     if pts is None or pts < 0:
         raise _Malformed(f"\"points\" must be a whole number of at least 0, not {ev.get('points')!r}")
-    whole = deck_value(rules)
-    if pts > whole:  # a typo (or a log edited wrong): no hand holds more
-        raise _Reject(f"{pts} points is more than a hand can hold: the whole deck scores {whole}")
+    if pts > most:  # a typo (or a log edited wrong): no hand holds more
+        raise _Reject(f"{pts} points is more than a hand can score (at most {most})")
     return pts
 
 
@@ -1873,7 +1872,7 @@ class Table:
     def _h_points(self, ev: dict, dry: bool) -> None:
         self._expect("scores")
         p = self._scorer(ev)
-        pts = _points(ev, self._rules)
+        pts = _points(ev, most_points(self._rules))
         if dry:
             return
         self._score(p, pts)
@@ -2008,7 +2007,7 @@ class Table:
             name = self._names[self._player(ev)]  # type: ignore[index]
             if name not in entry["points"]:
                 raise _Reject(f"{name} did not play hand {hand}: they joined after it")
-        pts = _points(ev, self._rules)
+        pts = _points(ev, most_points(self._rules, fix=True))
         refused = fix_refused(self._rules, hand, entry["winner"], name)
         if refused:
             raise _Reject(refused)

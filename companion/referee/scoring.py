@@ -31,6 +31,12 @@ def deck_value(rules: Rules) -> int:
     return sum(points(card, rules.deck) * k for card, k in rules.deck_counts.items())
 
 
+def most_points(rules: Rules, fix: bool = False) -> int:
+    """The most a `points` entry may say (the whole deck), or a `score_fix` (twice that: a
+    hand's points as `history` keeps them, doubled where a hand counts double). A typo guard."""
+    return deck_value(rules) * (2 if fix else 1)
+
+
 def fix_refused(rules: Rules, hand: int, winner: str, player: str) -> str | None:
     """Why a finished hand's points cannot be set for `player` (None if they can): under
     `winner_takes` only the hand's winner scores it, and under `lowest_wins` the winner's
