@@ -180,7 +180,7 @@ class AccessStore:
             if self._run("read the seat links", "SELECT 1 FROM seat_links WHERE player = ? AND expires >= ?",
                          (player, self.clock())):
                 raise SeatKept(f"{player}'s seat is kept for the phone the host gives it to: "
-                                      "scan the seat link on the host's screen")
+                               "scan the seat link on the host's screen")
             token = token or secrets.token_urlsafe(24)
             self._many("take the seat", [("DELETE FROM seats WHERE token = ?", (_hash(token),)),
                                          ("INSERT INTO seats (token, player, since) VALUES (?, ?, ?)",

@@ -23,7 +23,7 @@ from companion.referee.cards import DARK_COLORS, hint, parse_card, parse_color, 
 from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
-from companion.referee.engine import WAITING_WORDS, not_now
+from companion.referee.engine import WAITING_WORDS, drawn_in, not_now
 from companion.referee.rules import MAX_NAME, Rules, name_char, names_differ, parse_rules
 from companion.referee.scoring import fix_refused, most_points
 from web.access import SeatKept
@@ -770,8 +770,7 @@ def host_seat_link() -> Any:
         return refuse(403, "this is the demo table: phones watch, the recorded game plays", "err.demo")
     player = _player(_ext().referee.state, _body().get("player"))
     ttl = float(current_app.config["SEAT_LINK_S"])
-    base = table_url(current_app.config.get("PUBLIC_URL"), int(current_app.config["PORT"]))
-    url = base + "seat/link/" + _ext().seats.link(player, ttl)
+    url = table_url(current_app.config) + "seat/link/" + _ext().seats.link(player, ttl)
     return jsonify(ok=True, player=player, url=url, qr=qr_svg(url), minutes=round(ttl / 60))
 
 
@@ -785,9 +784,9 @@ def host_log() -> Any:
     # the cards each line made someone draw (a penalty, a challenge): an Undo of it sends them back
     drawn: dict[int, list[dict]] = {}
     for note in _ext().referee.state.get("notices") or []:
-        m = re.search(r": draws (\d+)", str(note.get("message", "")))
-        if m and note.get("kind") != "rejected" and note.get("player"):
-            drawn.setdefault(note["event"], []).append({"player": note["player"], "n": int(m.group(1))})
+        k = drawn_in(str(note.get("message", "")))  # as the engine's `cards_back` counts them
+        if k and note.get("kind") != "rejected" and note.get("player"):
+            drawn.setdefault(note["event"], []).append({"player": note["player"], "n": k})
     for i, line in enumerate(_ext().referee.events):
         if isinstance(line, str):
             try:

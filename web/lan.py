@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import socket
+from typing import Any, Mapping
 
 import qrcode
 import qrcode.image.svg
@@ -24,9 +25,10 @@ def join_url(port: int, ip: str | None = None) -> str:
     return f"http://{ip or lan_ip()}:{port}/"
 
 
-def table_url(public: str | None, port: int) -> str:
-    """The table's address as phones reach it (ending in /): the configured one, else the LAN IP's."""
-    return public or join_url(port)
+def table_url(config: Mapping[str, Any]) -> str:
+    """The table's address as phones reach it (ending in /), from the app's configuration: the
+    address it is bound to (`PUBLIC_URL`), else the LAN IP's on its `PORT`."""
+    return config.get("PUBLIC_URL") or join_url(int(config["PORT"]))
 
 
 def seat_url(base: str) -> str:

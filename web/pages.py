@@ -23,7 +23,7 @@ VIEWS = ("table", "seat", "standings", "host", "tv")
 
 def _url() -> str:
     """The way in for a player: the seat page (the table's own view only watches)."""
-    return seat_url(table_url(current_app.config.get("PUBLIC_URL"), int(current_app.config["PORT"])))
+    return seat_url(table_url(current_app.config))
 
 
 def page_lang() -> str:
@@ -55,10 +55,15 @@ def host_link(token: str) -> Any:
     csrf_token()
     access.end_host_session(session.get("host"))
     session["host"] = access.new_host_session()
-    # A page (not a redirect), so the next load is a same-site navigation that sends the cookie.
-    return Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/host\">"
-                    "<title>Host</title><p>You are the host now: <a href=/host>open the host page</a>.",
-                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    return _onward("/host", "Host", "You are the host now: <a href=/host>open the host page</a>.")
+
+
+def _onward(to: str, title: str, body: str) -> Response:
+    """A page that opens `to` at once: not a redirect, so the next load is a same-site navigation
+    that sends the cookie just set (SameSite=Strict); nothing of it is cached or passed on."""
+    return Response(f"<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url={to}\">"
+                    f"<title>{title}</title><p>{body}", mimetype="text/html",
+                    headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
 @bp.get("/seat/link/<link>")
@@ -72,10 +77,7 @@ def seat_link(link: str) -> Any:
     if taken is None:
         return _page("seat", seat_link_used=True), 403
     player, token = taken
-    resp = Response("<!doctype html><meta charset=utf-8><meta http-equiv=refresh content=\"0;url=/seat\">"
-                    f"<title>{escape(player)}</title><p><a href=/seat>{escape(player)}</a>",
-                    mimetype="text/html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
-    return set_seat_cookie(resp, token)
+    return set_seat_cookie(_onward("/seat", str(escape(player)), f"<a href=/seat>{escape(player)}</a>"), token)
 
 
 @bp.get("/")

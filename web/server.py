@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from web.hub import BEAT
-from web.security import host_name_ok, known_names, refused_host_text
 from web.inputs import MAX_BODY
+from web.security import host_name_ok, known_names, refused_host_text
 
 log = logging.getLogger("companion.web")
 
@@ -85,12 +85,12 @@ class TableServer:
                     return
         if scope["type"] != "http":
             return
-        host = next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"host"), None)
-        if (self.hub is not None and scope["path"] in ("/events", "/api/state") and host is not None
-                and not host_name_ok(host, known_names(self.app.config))):
+        if self.hub is not None and scope["path"] in ("/events", "/api/state"):
             # answered here, before Flask and its check: the same refusal (DNS rebinding)
-            await self._send(send, *_json_reply(421, refused_host_text(host)))
-            return
+            host = next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"host"), None)
+            if host is not None and not host_name_ok(host, known_names(self.app.config)):
+                await self._send(send, *_json_reply(421, refused_host_text(host)))
+                return
         if self.hub is not None and scope["path"] == "/events" and scope["method"] == "GET":
             await self._events(scope, receive, send)
         elif self.hub is not None and scope["path"] == "/api/state" and scope["method"] == "GET":

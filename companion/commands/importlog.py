@@ -43,8 +43,9 @@ def _cut_off(line: str) -> bool:
 def _damage(lines: list[str], table: Any) -> str | None:
     """Why the log is no table's, naming its line, or None."""
     for i, line in enumerate(lines):
-        if len(line.encode("utf-8", "surrogatepass")) > MAX_LINE:
-            return f"line {i + 1} is {len(line.encode('utf-8', 'surrogatepass')) // 1024} KB: a table's line is at most {MAX_LINE // 1024} KB"
+        size = len(line.encode("utf-8", "surrogatepass"))
+        if size > MAX_LINE:
+            return f"line {i + 1} is {size // 1024} KB: a table's line is at most {MAX_LINE // 1024} KB"
         twice = _key_twice(line)
         if twice:
             return f"line {i + 1} gives the key {twice!r} twice"

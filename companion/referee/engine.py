@@ -1472,9 +1472,7 @@ class Table:
     def _h_color(self, ev: dict, dry: bool) -> None:
         self._expect("color")
         named = self._colour(ev.get("color"))
-        p = self._player(ev, required=False)
-        if p is not None and p != self._turn:  # the wild's player names its colour
-            raise _Reject(f"it is {self._names[self._turn]}'s turn, not {self._names[p]}'s")  # type: ignore[index]
+        self._only(self._turn, self._player(ev, required=False))  # the wild's player names its colour
         if dry:
             return
         self._color = named
@@ -1538,9 +1536,7 @@ class Table:
         take = accept and count == pending  # the victim takes the pending cards as this draw
         if take:
             actor = self._prev(t, d)
-        p = self._player(ev, required=False)
-        if p is not None and p != actor:
-            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
+        self._only(actor, self._player(ev, required=False))
         if not take and self._limit_blocks(actor, count):
             raise _Reject(f"{self._names[actor]} holds {self._cards[actor]} cards and the hand "
                           f"limit is {self._rules.hand_limit}: no drawing by choice; play a card "
@@ -1580,7 +1576,8 @@ class Table:
 
     def _h_pass(self, ev: dict, dry: bool) -> None:
         if "player" in ev:  # optional, as on a draw: checked against who passes
-            self._pass_player(ev)
+            owing = self._until is not None and self._phase in ("play", "challenge")
+            self._only(self._until[0] if owing else self._turn, self._player(ev))  # type: ignore[index]
         if not dry and self._drawn and self._phase == "play" and not self._pending and not self._gone:
             self._drawn = False  # `_advance` inlined: the phase is already "play"
             self._caller = None
@@ -1618,11 +1615,10 @@ class Table:
             self._stall = (*sig, passes + 1 if (seq, laid) == sig else 1)
         self._advance(t)
 
-    def _pass_player(self, ev: dict) -> None:
-        p = self._player(ev)
-        actor = self._until[0] if self._until is not None and self._phase in ("play", "challenge") else self._turn
-        if actor is not None and p != actor:
-            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")  # type: ignore[index]
+    def _only(self, actor: int | None, p: int | None) -> None:
+        """A step that names its player (`p`) is refused when another (`actor`) takes it."""
+        if p is not None and actor is not None and p != actor:
+            raise _Reject(f"it is {self._names[actor]}'s turn, not {self._names[p]}'s")
 
     def _limit_blocks(self, p: int, count: int) -> bool:
         """`hand_limit`: whether a draw of `count` by choice would take p past the limit. Once
@@ -1973,8 +1969,8 @@ class Table:
         named = next((x["player"] for x in self._notices if x["event"] == n and x["player"]), None)
         # the cards the line made anyone draw (a penalty, a challenge) were drawn at the table:
         # taking the line back, they go back too, and the table is told so
-        drawn = [(x["player"], _drawn(x["message"])) for x in self._notices
-                 if x["event"] == n and x["player"] and _drawn(x["message"])]
+        drawn = [(x["player"], k) for x in self._notices
+                 if x["event"] == n and x["player"] and (k := drawn_in(x["message"]))]
         self._rebuild(self._effective)
         # said, and kept through later undos, so the table sees what was taken back
         gone = self._parsed[n] or {}
@@ -2127,7 +2123,7 @@ class Table:
 _DRAWN = re.compile(r": draws (\d+)(?: \(only (\d+) left\))?")
 
 
-def _drawn(message: str) -> int:
+def drawn_in(message: str) -> int:
     """The cards a notice made its player draw ("...: draws 4", "draws 4 (only 2 left)"), or 0."""
     m = _DRAWN.search(message)
     return 0 if m is None else int(m.group(2) or m.group(1))

@@ -340,9 +340,7 @@ function renderSeat() {
   // a new game without this name: pick a name again. A new game for the same names keeps the
   // seat (the server says whether it did: a game started elsewhere frees every seat)
   if (me && !(S.players || []).some(p => p.name === me)) me = "";
-  if (me && seatGame && S.game_id !== seatGame) {
-    fetch("/api/seat").then(r => r.json()).then(d => { if ((d.player || "") !== me) { me = d.player || ""; render(); } }).catch(() => { });
-  }
+  if (me && seatGame && S.game_id !== seatGame) recheckSeat(false);
   seatGame = me ? S.game_id : null;
   $("pick").hidden = !!me; $("mine").hidden = !me;
   const names = $("names"), who = JSON.stringify((S.players || []).map(p => p.name));
@@ -816,10 +814,14 @@ setInterval(() => { if (stream && performance.now() - streamHeard > LOST_MS) { o
 // not at its next tap (which would be refused, an UNO! call lost with it).
 function seatsMoved() {
   if (view !== "seat" || mode === "demo") return;
-  if (!me) { markTaken(); return; }
+  if (!me) markTaken(); else recheckSeat(true);
+}
+// whether this phone still holds the seat it shows (the server knows); if not, the names come
+// back, with the reason when `tell` (a new game keeps the same names' seats: nothing to say)
+function recheckSeat(tell) {
   fetch("/api/seat").then(r => r.json()).then(d => {
     if ((d.player || "") === me) return;
-    toast(t("seat.lost", { player: me }), true);
+    if (tell) toast(t("seat.lost", { player: me }), true);
     me = d.player || ""; render();
   }).catch(() => { });
 }
