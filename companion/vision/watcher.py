@@ -189,6 +189,7 @@ class _PileCard:
     mark: np.ndarray | None = None  # bool: the pixels its coming changed (where it shows)
     readings: tuple[tuple[str, float], ...] = ()  # the names it was read as when laid, with probabilities
     face: np.ndarray | None = None  # its box at full resolution (`Watcher._face`), as last seen
+    earlier: np.ndarray | None = None  # the zone before a change no one could name came before it
 
 
 @dataclass
@@ -215,6 +216,7 @@ class _ZoneState:
     shown: list[str] = field(default_factory=list)  # reveal area: the cards last reported
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
     reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
+    unnamed_from: np.ndarray | None = None  # discard pile: `ref` before the changes no one could name since
 
     def change_done(self) -> None:
         """The current change is dealt with: no readings of it are pending."""
@@ -840,13 +842,16 @@ class Watcher:
         if self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat  # the pile or the camera moved a little: no card
             return []
-        if zone.pile and zone.pile[-1].before is not None and self._changed(feat, zone.pile[-1].before, zone, align=True)[0] < need:
+        if zone.pile and any(before is not None and self._changed(feat, before, zone, align=True)[0] < need
+                             for before in (zone.pile[-1].before, zone.pile[-1].earlier)):
+            # the pile as it was before the top card came (or before what came just before it
+            # that no one could name: a card laid face down, then turned over where it lay)
             return self._take_back(zone, feat, t)
         if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
             # The zone looks as it did with no card on it: the pile was cleared away. Nothing to
             # name, and none of its cards can be taken back. (Whether the next card starts a
             # hand is not the camera's to say: the referee knows.)
-            zone.pile = []
+            zone.pile, zone.unnamed_from = [], None
             zone.ref = feat
             return []
         found = self._detect(frame, "discard")
@@ -854,6 +859,8 @@ class Watcher:
             if zone.empty is None:  # first sight of the zone with no card in it
                 self._set_empty(zone, feat)
                 zone.pile = []
+            elif zone.unnamed_from is None:  # a card laid face down, say
+                zone.unnamed_from = zone.ref
             zone.ref = feat
             zone.change_done()
             return []
@@ -884,6 +891,8 @@ class Watcher:
                        key=lambda r: r.confidence, default=None)
             if best is None:
                 log.warning("a change on the discard pile at t=%.1f s could not be named", t)
+                if zone.unnamed_from is None:
+                    zone.unnamed_from = zone.ref
                 zone.ref = feat
                 zone.change_done()
                 return []
@@ -920,6 +929,8 @@ class Watcher:
                     top.mark = self._mark(top.before, feat, zone, best.box)
                 top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
                 top.face = self._face(top.box)
+                if zone.unnamed_from is None:  # or a card laid face down over part of it
+                    zone.unnamed_from = zone.ref
                 zone.ref = feat
                 zone.change_done()
                 return []
@@ -1154,6 +1165,7 @@ class Watcher:
 
     def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
         zone.pile.pop()
+        zone.unnamed_from = None
         zone.ref = feat
         zone.change_done()
         return [{"type": "take_back", "t": round(t, 3)}]
@@ -1171,9 +1183,9 @@ class Watcher:
         it is a flip or a play, and which reading, is the referee's call."""
         mark = self._mark(zone.ref, feat, zone, best.box)
         box = tuple(best.box)
-        zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box)))
+        zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box), zone.unnamed_from))
         self._card_boxes = (self._card_boxes + [box])[-20:]
-        zone.ref = feat
+        zone.ref, zone.unnamed_from = feat, None
         zone.change_done()
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
         return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]

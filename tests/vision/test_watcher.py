@@ -1365,3 +1365,33 @@ def test_one_unsure_reading_among_weak_ones_is_no_card():
     assert scene.show([("red_5", 385, 205, 12)], frames=12) == []
     scene.detector.script = scene._read
     assert [e["card"] for e in scene.show([("red_5", 385, 205, 12), ("blue_2", 350, 180, 10)])] == ["blue_2"]
+
+
+@pytest.mark.parametrize("where", [(-2, -10, 22), (6, 4, -22)])
+def test_watcher_a_card_laid_face_down_turned_then_taken_back_is_a_take_back(where):
+    # A player lays a card face down on the pile, turns it over where it lies, and takes it back
+    # (illegal). The back, which the recognizer does not name, was the pile's last picture when
+    # the card came; after the take-back the pile looks as it did before the back. (The card
+    # beneath was laid a second time: seen where it lay, and where the back's edges were gone
+    # taken for the turned card still showing.)
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("red_4", 15, 10, -25), ("blue_6", 0, -5, 30), ("green_3", 28, -8, 10), ("back", *where)):
+        lay(*card)
+    seat, back = tv._seat_point(0, 4), tv.pile[-1]
+
+    def reach(change) -> None:
+        palm = (back.cx - 20, back.cy + 30)
+        add(tv._reach(seat, palm, lambda pm, u: [], 0.6))
+        change()
+        tv._touch()
+        add(tv._reach(palm, seat, lambda pm, u: [], 0.5, seat=seat))
+        add(tv._idle(1.0))
+
+    reach(lambda: tv.pile.__setitem__(-1, Placed("yellow_skip", back.cx, back.cy, back.angle)))  # turned over
+    reach(tv.pile.pop)  # and taken back
+    # the recognizer names the top card only, and no card in a back
+    events, _ = _watch_pile(frames, read=lambda k, pile: [d for d in pile[:1] if d.card != "back"])
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3"), ("lay", "yellow_skip"), ("take_back", None)]
