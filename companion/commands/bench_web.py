@@ -52,22 +52,29 @@ def _client(port: int, arrivals: dict[int, list[float]], ready: threading.Event,
         conn.close()
 
 
-def page_weight(port: int) -> dict[str, int]:
-    """Bytes a view loads: its HTML and every local asset it names (CSS, JS, card, QR)."""
-    weights = {}
+def page_weight(port: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Bytes a view loads: its HTML and every local asset it names (CSS, JS, card, QR), asked for
+    as a phone's browser does (gzip taken): as sent, and uncompressed."""
+    import gzip
+
+    sent, whole = {}, {}
     for view in ("/", "/seat", "/standings", "/host", "/tv"):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", view)
-        html = conn.getresponse().read()
-        total = len(html)
-        assets = re.findall(rb'(?:src|href)="(/static/[^"]+|/qr\.svg|/cards/[^"]+)"', html)
-        assets.append(b"/cards/wild_draw_four.svg")  # the top card the page draws
-        for asset in set(assets):
-            conn.request("GET", asset.decode())
-            total += len(conn.getresponse().read())
+        sent[view] = whole[view] = 0
+        html = b""
+        assets: list[bytes] = [view.encode(), b"/cards/wild_draw_four.svg"]  # and the top card the page draws
+        for asset in assets:
+            conn.request("GET", asset.decode(), headers={"Accept-Encoding": "gzip"})
+            resp = conn.getresponse()
+            body = resp.read()  # as sent: http.client does not undo the compression
+            plain = gzip.decompress(body) if resp.getheader("Content-Encoding") == "gzip" else body
+            sent[view] += len(body)
+            whole[view] += len(plain)
+            if not html:
+                html = plain
+                assets += sorted(set(re.findall(rb'(?:src|href)="(/static/[^"]+|/qr\.svg|/cards/[^"]+)"', html)) - set(assets))
         conn.close()
-        weights[view] = total
-    return weights
+    return sent, whole
 
 
 def main(args: argparse.Namespace) -> int:
@@ -115,7 +122,7 @@ def main(args: argparse.Namespace) -> int:
                             break
                     time.sleep(0.0005)
             latencies = [(t - sent[n]) * 1000 for n, ts in arrivals.items() if n in sent for t in ts]
-            weights = page_weight(port)
+            weights, uncompressed = page_weight(port)
         finally:
             stop.set()
             server.stop()
@@ -126,7 +133,8 @@ def main(args: argparse.Namespace) -> int:
     result = {"clients": args.clients, "events": args.events, "deliveries": len(latencies),
               "expected_deliveries": args.clients * args.events,
               "latency_ms_p50": round(statistics.median(latencies), 2), "latency_ms_p95": round(p95, 2),
-              "latency_ms_max": round(latencies[-1], 2), "page_weight_bytes": weights}
+              "latency_ms_max": round(latencies[-1], 2), "page_weight_bytes": weights,
+              "page_weight_uncompressed_bytes": uncompressed}
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -135,5 +143,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"event-to-phone latency: p50 {result['latency_ms_p50']} ms, p95 {result['latency_ms_p95']} ms "
               f"(target p95 <= 100 ms), max {result['latency_ms_max']} ms")
         for view, size in weights.items():
-            print(f"page weight {view:<11} {size / 1024:6.1f} KB (target <= 150 KB)")
+            print(f"page weight {view:<11} {size / 1024:6.1f} KB sent (target <= 150 KB), "
+                  f"{uncompressed[view] / 1024:.1f} KB uncompressed")
     return 0

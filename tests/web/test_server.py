@@ -218,3 +218,33 @@ def test_the_stream_and_the_state_refuse_a_public_name_too(served):
     status, _, _ = request(server.port, "GET", "/api/state", headers={"Host": "192.168.1.20:8000"})
     assert status == 200
     assert app.extensions["uno"].hub.phones_connected() == 0
+
+
+def test_pages_go_compressed_to_a_phone_that_takes_gzip_and_the_stream_never(served):
+    # The page, its script, style and QR code shrink to about a quarter over the Pi's Wi-Fi;
+    # the stream must reach the phone event by event, so it goes as it is.
+    import gzip
+
+    server, _, _ = served
+    for path in ("/", "/seat", "/static/app.js", "/static/app.css", "/qr.svg"):
+        status, plain, resp = request(server.port, "GET", path)
+        assert status == 200 and resp.getheader("Content-Encoding") is None
+        status, packed, resp = request(server.port, "GET", path, headers={"Accept-Encoding": "gzip, deflate, br"})
+        assert status == 200 and resp.getheader("Content-Encoding") == "gzip", path
+        assert "Accept-Encoding" in resp.getheader("Vary")
+        assert len(packed) < len(plain) / 2 and gzip.decompress(packed).split(b'name="csrf"')[0] == plain.split(b'name="csrf"')[0], path
+        status, _, resp = request(server.port, "GET", path, headers={"Accept-Encoding": "gzip;q=0"})
+        assert resp.getheader("Content-Encoding") is None  # refused: sent as it is
+    _, _, resp = request(server.port, "GET", "/static/app.js", headers={"Accept-Encoding": "gzip"})
+    status, body, _ = request(server.port, "GET", "/static/app.js",
+                              headers={"Accept-Encoding": "gzip", "If-None-Match": resp.getheader("ETag")})
+    assert status == 304 and body == b""  # a page loaded again asks for the script and gets "unchanged"
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAccept-Encoding: gzip\r\n\r\n")
+    head = b""
+    while b"data: " not in head:
+        chunk = sock.recv(65536)
+        assert chunk, head
+        head += chunk
+    sock.close()
+    assert head.startswith(b"HTTP/1.1 200") and b"content-encoding" not in head.lower()

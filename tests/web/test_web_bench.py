@@ -13,6 +13,9 @@ def test_bench_web_reports_latency_and_page_weight(capsys):
     assert result["latency_ms_p95"] >= result["latency_ms_p50"] > 0
     assert set(result["page_weight_bytes"]) == {"/", "/seat", "/standings", "/host", "/tv"}
     assert all(size > 1000 for size in result["page_weight_bytes"].values())
+    # counted as a phone receives it, gzip-compressed: well under the page's own size
+    assert all(result["page_weight_bytes"][v] < result["page_weight_uncompressed_bytes"][v] / 2
+               for v in result["page_weight_bytes"])
 
 
 def test_bench_web_bounds_clients(capsys):
