@@ -144,6 +144,25 @@ PART_OF_CARD = 0.9
 # 0.8 let a twin laid straighter on an aslant first card (0.81 of its box inside) pass for the
 # first one half hidden, and the play was missed
 WITHIN = 0.9
+# Whether the top card left where it lay (`Watcher._left_where_it_lay`): its outline is the card of
+# CARD_ASPECT (width over height: UNO cards are 56 x 87 mm, 0.64; the renderer's 0.655) that
+# fills its box, turned the way the picture's edges follow. Where it lay and the card now read
+# does not reach (inside LEFT_INSIDE of its outline, beyond LEFT_OUTSIDE of the new one: the
+# boxes' jitter), the picture now and at the last settled moment are compared as edges (light
+# and shadow are smooth): correlated over LEFT_SAME, the first card still shows there and the
+# new one is a second card of its name; under it, what lay beneath shows: the top card was
+# moved. The same card seen again correlates 0.91-0.98 there, cards slid 14-30 px and turned
+# 0.12 or less (the camera probe's rendered nudge video: a red skip slid on red cards, where the
+# work picture's patches could not tell, was laid twice); half way between. A place under LEFT_AREA of the card, or plain
+# there (FACE_STRUCTURE), tells nothing; the place is first thinned by LEFT_EDGE of the card's
+# shorter side (5 px at 640x480): slivers along the cards' edges, where the new card's shadow
+# falls and a pixel's jitter moves an edge, told a twin laid a card's fifth up on its twin (a
+# sliver of it left showing) for the first one moved (0.48); thinned, 0.68 and too small to tell.
+CARD_ASPECT = 0.65
+LEFT_INSIDE, LEFT_OUTSIDE = 0.92, 1.08
+LEFT_SAME = 0.5
+LEFT_AREA = 0.08
+LEFT_EDGE = 0.07
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
 # area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
 # host is told. What came to rest must be the size of a card: its changed patch BESIDE_SIZE
@@ -221,6 +240,24 @@ class _ZoneState:
     def change_done(self) -> None:
         """The current change is dealt with: no readings of it are pending."""
         self.attempts, self.held = 0, []
+
+
+def _inside(shape: tuple[int, ...], corners: np.ndarray, scale: float) -> np.ndarray:
+    """The pixels inside the quadrilateral `corners` scaled by `scale` about its middle."""
+    import cv2
+
+    middle = corners.mean(axis=0)
+    mask = np.zeros(shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(middle + (corners - middle) * scale).astype(np.int32)], 1)
+    return mask.astype(bool)
+
+
+def _edges(picture: np.ndarray) -> np.ndarray:
+    """A picture's edges: a band-pass of its log brightness (as `Watcher._face`)."""
+    import cv2
+
+    lg = np.log1p(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32))
+    return cv2.GaussianBlur(lg, (0, 0), 1) - cv2.GaussianBlur(lg, (0, 0), 4)
 
 
 class Watcher:
@@ -832,9 +869,10 @@ class Watcher:
                 faint = count >= self.faint_change * need
                 face = self._face(top.box)
                 if faint or self._faces_differ(top.face, face):
-                    best = self._pick(self._detect(frame, "discard"), change, zone.pile)
+                    found = self._detect(frame, "discard")
+                    best = self._pick(found, change, zone.pile)
                     if best is not None and best.card != top.name and (faint or self._other_card(top, best)):
-                        return self._settled(zone, best, feat, t, change)
+                        return self._settled(zone, best, feat, t, change, found=found)
                     top.face = face
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
             zone.change_done()
@@ -896,14 +934,14 @@ class Watcher:
                 zone.ref = feat
                 zone.change_done()
                 return []
-        return self._settled(zone, best, feat, t, change, confirmed=agreed)
+        return self._settled(zone, best, feat, t, change, confirmed=agreed, found=found)
 
     def _settled(self, zone: _ZoneState, best, feat: np.ndarray, t: float, change: np.ndarray,
-                 confirmed: bool = False) -> list[dict]:
+                 confirmed: bool = False, found: list | None = None) -> list[dict]:
         """`best` is the card now on top of a changed pile (`change`: where it changed since
         the last settled picture): the top card nudged, moved or boxed anew (nothing), the card
         beneath it uncovered (a take-back), or a new card (a lay). `confirmed`: a second
-        reading of the still pile named it too."""
+        reading of the still pile named it too; `found`: everything read on the pile."""
         top = zone.pile[-1] if zone.pile else None
         if top is not None and best.card == top.name and self._partly_hidden(top, best.box):
             # The top card read in a box too narrow for the whole of it, within where it lies:
@@ -941,11 +979,32 @@ class Watcher:
             # is not quite the one from before it came (light, a shadow, a nudge meanwhile).
             # Said on the reading alone, so only when a second reading agrees: a card peeking
             # from under a new one just laid, still in a hand's shadow, can read surer than it.
+            elsewhere = self._top_elsewhere(zone, found or [])
+            if elsewhere is not None:
+                # unless the top card itself is read surely beside it: slid off the card beneath
+                # (a player straightening the pile), not taken back
+                if top.before is not None:
+                    top.mark = self._mark(top.before, feat, zone, elsewhere.box)
+                top.box = tuple(elsewhere.box)
+                top.face = self._face(top.box)
+                zone.ref = feat
+                zone.change_done()
+                return []
             if zone.attempts == 0:
                 zone.attempts = 1
                 return []
             return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
+
+    def _top_elsewhere(self, zone: _ZoneState, found: list):
+        """A sure reading of the top card's name (LAY_SURE) where neither the card beneath it nor
+        an older card of that name lay: the top card itself, moved. None if there is none."""
+        top, below = zone.pile[-1], zone.pile[-2]
+        for d in found:
+            if (d.card == top.name and d.confidence >= self.lay_sure and not self._same_place(d.box, below.box)
+                    and not any(c.name == top.name and self._where_it_lay(d, c) for c in zone.pile[:-1])):
+                return d
+        return None
 
     def _too_small(self, box: tuple[float, float, float, float]) -> bool:
         """Whether `box` is far smaller than the cards laid on this pile so far (the camera
@@ -968,6 +1027,8 @@ class Watcher:
         place (the new box holds the old one: a card turned where it lay grows its box round
         where it was, as does a second card laid across the first), the first card's corners
         may still tell (`_corners_gone`); else it is a new card."""
+        if self._left_where_it_lay(zone, top, best):
+            return True
         if top.before is None or top.box is None:
             return False
         # only where the top card's coming changed the pile (its `mark`) can the place tell: where
@@ -981,6 +1042,69 @@ class Watcher:
             if gone < still:
                 return True
         return self._corners_gone(zone, top, best, feat)
+
+    def _left_where_it_lay(self, zone: _ZoneState, top: _PileCard, best) -> bool | None:
+        """Whether the top card has left where it lay, seen at full resolution against the last
+        settled picture where the card now read in `best`'s box does not reach (LEFT_SAME):
+        True, it was moved (slid, straightened); False, it still shows there (a second card of
+        its name lies over part of it); None where nothing tells."""
+        import cv2
+
+        if top.box is None or zone.ref_frame is None or self._frame is None:
+            return None
+        h, w = self._frame.shape[:2]
+        x1 = int(max(0, min(top.box[0], best.box[0]) - 4))
+        y1 = int(max(0, min(top.box[1], best.box[1]) - 4))
+        x2 = int(min(w, max(top.box[2], best.box[2]) + 4))
+        y2 = int(min(h, max(top.box[3], best.box[3]) + 4))
+        if x2 - x1 < 16 or y2 - y1 < 16:
+            return None
+        then, now = zone.ref_frame[y1:y2, x1:x2], self._frame[y1:y2, x1:x2]
+        shift = np.array([x1, y1], np.float32)
+        old = self._outline(then, np.array(top.box, np.float32) - np.tile(shift, 2))
+        new = self._outline(now, np.array(best.box, np.float32) - np.tile(shift, 2))
+        whole = _inside(then.shape, old, 1.0)
+        place = _inside(then.shape, old, LEFT_INSIDE) & ~_inside(then.shape, new, LEFT_OUTSIDE)
+        side = min(float(np.linalg.norm(old[1] - old[0])), float(np.linalg.norm(old[2] - old[1])))
+        k = max(3, int(round(LEFT_EDGE * side)) | 1)  # odd: a square about each pixel
+        place = cv2.erode(place.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+        if place.sum() < LEFT_AREA * max(1, int(whole.sum())):
+            return None
+        a, b = _edges(then)[place], _edges(now)[place]
+        if float(a.std()) < FACE_STRUCTURE:
+            return None  # plain where it lay: the same whether it is there or not
+        a, b = a - a.mean(), b - b.mean()
+        same = float((a * b).sum() / (np.sqrt(float((a * a).sum()) * float((b * b).sum())) + 1e-9))
+        return same < LEFT_SAME
+
+    @staticmethod
+    def _outline(picture: np.ndarray, box: np.ndarray) -> np.ndarray:
+        """The corners of the card boxed by `box` in `picture`: of the card of CARD_ASPECT whose
+        turn fills the box (a box is a turned card's bounding box: its width over its height
+        grows from CARD_ASPECT upright to 1/CARD_ASPECT lying across), the turn one way or the
+        other (both fill the same box) whose edges the picture shows more strongly."""
+        import cv2
+
+        x1, y1, x2, y2 = (float(v) for v in box)
+        turns = np.radians(np.arange(0.0, 90.0, 0.5))
+        c, s = np.cos(turns), np.sin(turns)
+        r = CARD_ASPECT
+        k = int(np.argmin(np.abs((r * c + s) / (r * s + c) - (x2 - x1) / max(1.0, y2 - y1))))
+        height = ((x2 - x1) / (r * c[k] + s[k]) + (y2 - y1) / (r * s[k] + c[k])) / 2
+        grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        edges = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))  # an edge a pixel off still counts
+        best, best_edge = None, -1.0
+        for sign in (1.0, -1.0):
+            corners = cv2.boxPoints((((x1 + x2) / 2, (y1 + y2) / 2), (r * height, height), sign * float(np.degrees(turns[k]))))
+            along = np.concatenate([corners[i] + (corners[(i + 1) % 4] - corners[i]) * np.linspace(0.1, 0.9, 24)[:, None]
+                                    for i in range(4)])
+            xs = np.clip(np.round(along[:, 0]).astype(int), 0, grey.shape[1] - 1)
+            ys = np.clip(np.round(along[:, 1]).astype(int), 0, grey.shape[0] - 1)
+            edge = float(edges[ys, xs].mean())
+            if edge > best_edge:
+                best, best_edge = corners, edge
+        return best
 
     def _corners_gone(self, zone: _ZoneState, top: _PileCard, best, feat: np.ndarray) -> bool:
         """Whether the top card's corners have all left where they were: a square half the
@@ -1216,6 +1340,14 @@ class Watcher:
             score = d.confidence * (0.2 + self._cover(change, d.box))
             if score > best_score:
                 best, best_score = d, score
+        if best is not None and top is not None and best.card == top.name and not self._same_place(best.box, top.box):
+            # The top card read away from where it lay is the top card moved, which is no news;
+            # a card surely read that lies where no card of the pile lay is, though its change
+            # was the smaller (a player straightened the pile, the next laid a card at once).
+            news = [d for d in found if d.card != top.name and d.confidence >= self.lay_sure
+                    and not any(self._where_it_lay(d, c) for c in pile or [])]
+            if news:
+                best = max(news, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
         return best
 
     def _where_it_lay(self, d, card: _PileCard | None) -> bool:

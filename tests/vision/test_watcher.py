@@ -214,6 +214,18 @@ def _pile_session(seed: int = 102) -> tuple:
     return frames, lay, visit, add, tv
 
 
+def _by_hand(tv, add, change) -> None:
+    """An arm from seat 0 reaches to the top of `tv`'s pile, `change()` changes the pile there
+    (a card moved, turned over, taken away), and the arm goes; `add` collects the frames."""
+    seat, top = tv._seat_point(0, 4), tv.pile[-1]
+    palm = (top.cx - 20, top.cy + 30)
+    add(tv._reach(seat, palm, lambda pm, u: [], 0.6))
+    change()
+    tv._touch()
+    add(tv._reach(palm, seat, lambda pm, u: [], 0.5, seat=seat))
+    add(tv._idle(1.0))
+
+
 def _watch_pile(frames: list, read=None, camera=None) -> tuple[list[dict], Watcher]:
     """The events of `_pile_session` frames; `read(k, pile)` may change what frame k's
     recognizer finds, `camera(k, picture)` what it is shown."""
@@ -1379,19 +1391,65 @@ def test_watcher_a_card_laid_face_down_turned_then_taken_back_is_a_take_back(whe
     frames, lay, visit, add, tv = _pile_session(seed=5)
     for card in (("red_4", 15, 10, -25), ("blue_6", 0, -5, 30), ("green_3", 28, -8, 10), ("back", *where)):
         lay(*card)
-    seat, back = tv._seat_point(0, 4), tv.pile[-1]
-
-    def reach(change) -> None:
-        palm = (back.cx - 20, back.cy + 30)
-        add(tv._reach(seat, palm, lambda pm, u: [], 0.6))
-        change()
-        tv._touch()
-        add(tv._reach(palm, seat, lambda pm, u: [], 0.5, seat=seat))
-        add(tv._idle(1.0))
-
-    reach(lambda: tv.pile.__setitem__(-1, Placed("yellow_skip", back.cx, back.cy, back.angle)))  # turned over
-    reach(tv.pile.pop)  # and taken back
+    back = tv.pile[-1]
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, Placed("yellow_skip", back.cx, back.cy, back.angle)))  # turned over
+    _by_hand(tv, add, tv.pile.pop)  # and taken back
     # the recognizer names the top card only, and no card in a back
     events, _ = _watch_pile(frames, read=lambda k, pile: [d for d in pile[:1] if d.card != "back"])
     assert [(e["type"], e.get("card")) for e in events] == [
         ("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3"), ("lay", "yellow_skip"), ("take_back", None)]
+
+
+def _slid(card, dx: float, dy: float, turn: float):
+    from companion.synth.tablevideo import Placed
+
+    return Placed(card.name, card.cx + dx, card.cy + dy, card.angle + turn)
+
+
+@pytest.mark.parametrize("pile,slide", [
+    ((("red_8", 11, 12, 21), ("red_6", 9, -8, -14), ("red_skip", -7, 5, 18)), (27, 5, -3)),
+    ((("red_8", -15, -10, -14), ("red_6", 1, -5, 12), ("red_skip", -2, 10, 15)), (26, 7, -5)),
+    ((("red_8", -1, 14, 5), ("red_6", -4, 7, 1), ("red_skip", 7, -3, -26)), (-14, -11, -10)),
+])
+def test_watcher_the_top_card_slid_by_hand_on_cards_of_its_colour_is_no_second_card(pile, slide):
+    # A player straightens the pile: the top card, a red skip lying aslant on red cards, is slid
+    # 14-27 px and turned. Where it lay, the cards beneath show again (at full resolution; the
+    # work picture hardly changed, red on red). It was taken back and laid again, or laid twice.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in pile:
+        lay(*card)
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, _slid(tv.pile[-1], *slide)))
+    events, _ = _watch_pile(frames, read=lambda k, pile: pile[:2])
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "red_8"), ("lay", "red_6"), ("lay", "red_skip")]
+
+
+def test_watcher_a_card_laid_right_after_the_top_card_was_slid_is_laid():
+    # One player straightens the pile and the next lays a card at once, before the pile was
+    # still: the top card read moved (no news) must not hide the new card.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("green_6", 0, -10, 5), ("green_7", 15, 0, -5)):
+        lay(*card)
+
+    def slide_and_lay() -> None:
+        from companion.synth.tablevideo import Placed
+
+        tv.pile[-1] = _slid(tv.pile[-1], 38, -17, 0)
+        tv.pile.append(Placed("green_9", tv.pile_centre[0] - 25, tv.pile_centre[1] + 20, 0))
+
+    _by_hand(tv, add, slide_and_lay)
+    events, _ = _watch_pile(frames)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "green_6"), ("lay", "green_7"), ("lay", "green_9")]
+
+
+def test_watcher_the_top_card_slid_off_the_card_beneath_is_no_take_back():
+    # The top card is slid off most of the card beneath: that card now reads surely where it
+    # lay, as after a take-back, but the top card reads surely beside it. It was taken back.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("blue_3", 20, 15, 0), ("wild_draw_four", -10, 5, 0), ("yellow_4", 5, -5, 0)):
+        lay(*card)
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, _slid(tv.pile[-1], 45, 5, 0)))
+    # a card shows surely where it shows at all
+    events, _ = _watch_pile(frames, read=lambda k, pile: [Detection(d.card, 0.97, d.box) for d in pile[:2]])
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "blue_3"), ("lay", "wild_draw_four"), ("lay", "yellow_4")]
+
