@@ -42,6 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", choices=("classic", "flip"), default="classic",
                         help="flip: games of UNO Flip from the simulator (the pile turned over after each Flip, "
                              "the dark side's cards), drawn with the rendered faces (default classic)")
+    parser.add_argument("--habits", action="store_true",
+                        help="as real tables play: some cards laid face down first and turned over where they "
+                             "lie, the top card now and then slid by another player straightening the pile "
+                             "(needs the shipped model: a truth's boxes do not follow a slid card)")
     parser.add_argument("--real", action="store_true",
                         help="videos of real cards (cut out of the real photos) on real texture photos")
     parser.add_argument("--photos", metavar="DIR", help="with --real: the photo sets, one folder of card-name "
@@ -225,7 +229,7 @@ def flip_session(plays: int, seed: int, players: int = 4) -> list:
 
 def main(args: argparse.Namespace) -> int:
     from companion.errors import UsageError
-    from companion.synth.tablevideo import VideoSpec, make_video
+    from companion.synth.tablevideo import VideoSpec, make_video, plan_session, with_habits
     from companion.vision.truth import read_truth, truth_path
 
     if args.videos < 1 or args.plays < 1:
@@ -238,13 +242,18 @@ def main(args: argparse.Namespace) -> int:
         from companion.files import writable_folder
 
         writable_folder(Path(args.keep), "--keep")
-    args.detector = args.detector or ("yolo" if args.real else "truth")
+    args.detector = args.detector or ("yolo" if args.real or args.habits else "truth")
+    if args.habits and args.detector == "truth":
+        raise UsageError("--habits needs --detector yolo: the truth's boxes do not follow a card slid by hand")
+    if args.habits and args.deck != "classic":
+        raise UsageError("--habits goes with the classic deck")
     real = None
     if args.real:
         from companion.synth.realvideo import RealVideoMaker
 
         real = RealVideoMaker(photos=Path(args.photos) if args.photos else None,
-                              composites=Path(args.composites) if args.composites else None, plays=args.plays)
+                              composites=Path(args.composites) if args.composites else None, plays=args.plays,
+                              habits=args.habits)
     detector = None
     if args.detector == "yolo":
         from companion.vision.detector import YoloDetector
@@ -260,6 +269,8 @@ def main(args: argparse.Namespace) -> int:
             return real(path, seed, k)
         design = "classic" if k % 2 == 0 else "modern"
         steps = flip_session(args.plays, seed) if args.deck == "flip" else None
+        if args.habits:
+            steps = with_habits(plan_session(args.plays, seed=seed), seed)
         return make_video(path, plays=args.plays, seed=seed, spec=VideoSpec(seed=seed, design=design), steps=steps)
 
     all_truth: list[dict] = []
@@ -269,6 +280,7 @@ def main(args: argparse.Namespace) -> int:
     for k in range(args.videos):
         seed = args.seed + k
         kind = "real" if real else ("bench" if args.deck == "classic" else f"bench-{args.deck}")
+        kind += "-habits" if args.habits else ""
         path = folder / f"{kind}-{seed}-{args.plays}.mp4"
         if args.keep and path.exists() and truth_path(path).exists():
             truth = read_truth(truth_path(path))

@@ -31,7 +31,7 @@ from PIL import Image
 from companion.referee.cards import deck, parse_card
 from companion.errors import CompanionError, InputFileError
 from companion.synth.render import ASPECT
-from companion.synth.tablevideo import Step, VideoSpec, make_video, plan_session
+from companion.synth.tablevideo import Step, VideoSpec, make_video, plan_session, with_habits
 
 # --------------------------------------------------------------------------------------------
 # Cut-outs: a photo's card, found and warped flat
@@ -459,7 +459,8 @@ class RealVideoMaker:
     set k mod sets), one composite surface per video, all chosen by the seed. It checks the
     data folders at once; `prepare(work)` cuts the photos out (cached in the work folder)."""
 
-    def __init__(self, photos: Path | None = None, composites: Path | None = None, plays: int = 55) -> None:
+    def __init__(self, photos: Path | None = None, composites: Path | None = None, plays: int = 55,
+                 habits: bool = False) -> None:
         self.photos = require_folder(photos or PHOTOS, "real photos", "--photos")
         self.composites = require_folder(composites or COMPOSITES, "card composites (for table surfaces)",
                                          "--composites")
@@ -467,6 +468,7 @@ class RealVideoMaker:
         if not self.roots:
             raise InputFileError(f"{self.photos}: no photo sets (folders of card-name folders) in it")
         self.plays = plays
+        self.habits = habits  # cards laid face down first, the pile straightened (`tablevideo.with_habits`)
         self.sets: list[CutoutSet] = []
         self.surfaces: list[tuple[Path, tuple[int, int, int, int]]] = []
 
@@ -491,4 +493,5 @@ class RealVideoMaker:
         k = index % len(self.sets)
         faces = RealFaces(self.sets[k:] + self.sets[:k], seed)
         surface = random.Random(f"surface:{seed}").choice(self.surfaces)
-        return make_real_video(out, real_session(self.plays, seed=seed), faces, surface, seed)
+        steps = real_session(self.plays, seed=seed)
+        return make_real_video(out, with_habits(steps, seed) if self.habits else steps, faces, surface, seed)

@@ -18,6 +18,7 @@ turns that truth into a perfect recognizer for benchmarks and tests.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -48,8 +49,9 @@ class Step:
     cards: list[str] = field(default_factory=list)
     lines: list[dict] = field(default_factory=list)  # the visible line first (if any), then others
     before: list[dict] = field(default_factory=list)  # lines logged as the step starts (uno)
-    # how a flip or play is laid: "" as usual, "crooked" (at a slant, half off the pile) or
-    # "hover" (held still at the pile's edge a while, then laid)
+    # how a flip or play is laid: "" as usual, "crooked" (at a slant, half off the pile),
+    # "hover" (held still at the pile's edge a while, then laid) or "facedown" (laid as a back,
+    # then lifted and turned over where it lay)
     style: str = ""
 
 
@@ -199,6 +201,22 @@ def plan_session(
                     steps.append(Step("reveal", seat=seat, cards=cards, lines=[{"type": "reveal", "player": names[seat], "cards": cards}]))
         dealer = (dealer + 1) % players
     return steps
+
+
+def with_habits(steps: Sequence[Step], seed: int = 0, facedown: float = 0.1, nudge: float = 0.15) -> list[Step]:
+    """`steps` as a real table plays them: some plays laid face down first and turned over
+    where they lie (`facedown`), and after some plays another player straightens the pile,
+    sliding the top card by hand (`nudge`: no event)."""
+    rng = random.Random(f"habits:{seed}")
+    players = next((len(line["players"]) for step in steps for line in step.lines if line.get("type") == "game"), 4)
+    out: list[Step] = []
+    for step in steps:
+        if step.kind == "play" and not step.style and rng.random() < facedown:
+            step = dataclasses.replace(step, style="facedown")
+        out.append(step)
+        if step.kind in ("flip", "play") and rng.random() < nudge:  # someone else straightens it
+            out.append(Step("nudge", seat=(step.seat + rng.randrange(1, players)) % players))
+    return out
 
 
 def plan_from_log(lines: Sequence[dict]) -> list[Step]:
@@ -635,6 +653,8 @@ class TableVideo:
             palm = (p.cx - dx / n * lead, p.cy - dy / n * lead)
             if step.style == "hover":
                 yield from self._hover(seat_pt, p, palm)
+            elif step.style == "facedown":
+                yield from self._face_down(seat_pt, p, palm)
             else:
                 yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
             self.pile.append(p)
@@ -696,6 +716,8 @@ class TableVideo:
             yield from self._idle(self.prng.uniform(0.3, 0.8))
         elif step.kind == "reveal":
             yield from self._reveal(step, seat_pt)
+        elif step.kind == "nudge":
+            yield from self._nudge(seat_pt, lead)
 
     def _landing(self, step: Step) -> Placed:
         """Where a flip or play comes to rest on the pile."""
@@ -732,6 +754,44 @@ class TableVideo:
             pm = (edge[0] + j[0], edge[1] + j[1])
             yield self._frame((seat_pt, pm), [Placed(p.name, p.cx + j[0], p.cy + j[1], p.angle) for p in held])
         yield from self._reach(edge, palm, hold, self.prng.uniform(0.3, 0.5), seat=seat_pt)
+
+    def _face_down(self, seat_pt, final: Placed, palm):
+        """Lay the card as a back (the hand goes a moment), then come back, lift it and turn it
+        over in the hand where it lay; the caller puts it down face up."""
+        back = Placed("back", final.cx, final.cy, final.angle)
+        yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, back), self.prng.uniform(0.5, 0.9))
+        self.pile.append(back)
+        self._touch()
+        yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7), seat=seat_pt)
+        yield from self._idle(self.prng.uniform(1.0, 2.0))
+        yield from self._reach(seat_pt, palm, lambda pm, u: [], self.prng.uniform(0.5, 0.8))
+        self.pile.pop()
+        self._touch()
+        n = self._frames_for(0.4)
+        for i in range(n):  # lifted a little and turned over: the back, then the face
+            name = "back" if i < n // 2 else final.name
+            yield self._frame((seat_pt, palm), [Placed(name, final.cx, final.cy, final.angle + 8)])
+
+    def _nudge(self, seat_pt, lead: float):
+        """A player straightens the pile: the top card slid 12-30 px and turned up to 15
+        degrees by hand over half a second."""
+        if self.pile:
+            top = self.pile[-1]
+            dist, way = self.prng.uniform(12, 30), self.prng.uniform(0, 2 * math.pi)
+            dx, dy, turn = dist * math.cos(way), dist * math.sin(way), self.prng.uniform(-15, 15)
+            tx, ty = top.cx - seat_pt[0], top.cy - seat_pt[1]
+            n = math.hypot(tx, ty) or 1.0
+            palm = (top.cx - tx / n * lead * 0.5, top.cy - ty / n * lead * 0.5)
+            yield from self._reach(seat_pt, palm, lambda pm, u: [], self.prng.uniform(0.5, 0.8))
+            frames = self._frames_for(0.5)
+            for i in range(1, frames + 1):
+                u = _ease(i / frames)
+                self.pile[-1] = Placed(top.name, top.cx + dx * u, top.cy + dy * u, top.angle + turn * u)
+                self._touch()
+                yield self._frame((seat_pt, (palm[0] + dx * u, palm[1] + dy * u)), [])
+            yield from self._reach((palm[0] + dx, palm[1] + dy), seat_pt, lambda pm, u: [],
+                                   self.prng.uniform(0.4, 0.6), seat=seat_pt)
+        yield from self._idle(self.prng.uniform(0.5, 1.0))
 
     def _reveal(self, step: Step, seat_pt):
         s = self.spec

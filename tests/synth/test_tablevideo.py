@@ -156,3 +156,36 @@ def test_a_video_is_the_same_bytes_whatever_was_made_before_it():
     cv2.randn(cv2.UMat(4, 4, cv2.CV_32F), 0, 1)  # someone else draws from OpenCV's state
     assert _frames(5) == alone
     assert _frames(6) != alone
+
+
+def test_table_habits_lay_cards_face_down_first_and_slide_the_top_card():
+    # `bench-watch --habits`: a card laid as a back, lifted and turned over where it lay; and
+    # another player sliding the top card 12-30 px by hand, which the truth does not log.
+    from companion.synth.tablevideo import TableVideo, VideoSpec, with_habits
+
+    steps = with_habits(plan_session(30, seed=4), seed=4, facedown=1.0, nudge=1.0)
+    plays = [s for s in steps if s.kind == "play"]
+    assert plays and all(s.style == "facedown" for s in plays)
+    assert sum(s.kind == "nudge" for s in steps) == sum(s.kind in ("flip", "play") for s in steps)
+    assert with_habits(plan_session(30, seed=4), seed=4, facedown=0.0, nudge=0.0) == plan_session(30, seed=4)
+    game, deal, flip = steps[:3]
+    first = next(s for s in steps if s.kind == "play")
+    video = TableVideo([game, deal, flip, first, Step("nudge", seat=2)], VideoSpec(seed=4))
+    tops = []
+    for _ in video.frames():
+        if video.pile:
+            top = video.pile[-1]
+            tops.append((top.name, round(top.cx, 1), round(top.cy, 1)))
+    names = [name for name, _, _ in tops]
+    assert "back" in names and names[-1] == first.card
+    assert names.index("back") < names.index(first.card)  # the back first, then its face
+    laid = next(t for t in tops if t[0] == first.card)
+    moved = ((tops[-1][1] - laid[1]) ** 2 + (tops[-1][2] - laid[2]) ** 2) ** 0.5
+    assert 12 - 1e-6 <= moved <= 30 + 1e-6
+    assert [line["type"] for line in video.truth].count("play") == 1
+
+
+def test_bench_watch_habits_need_the_shipped_model(capsys):
+    assert cli(["bench-watch", "--habits", "--detector", "truth"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--detector yolo" in err
