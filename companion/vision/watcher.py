@@ -880,8 +880,9 @@ class Watcher:
         if self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat  # the pile or the camera moved a little: no card
             return []
-        if zone.pile and any(before is not None and self._changed(feat, before, zone, align=True)[0] < need
-                             for before in (zone.pile[-1].before, zone.pile[-1].earlier)):
+        if (zone.pile and any(before is not None and self._changed(feat, before, zone, align=True)[0] < need
+                              for before in (zone.pile[-1].before, zone.pile[-1].earlier))
+                and self._beneath_as_it_was(zone)):
             # the pile as it was before the top card came (or before what came just before it
             # that no one could name: a card laid face down, then turned over where it lay)
             return self._take_back(zone, feat, t)
@@ -995,6 +996,16 @@ class Watcher:
                 return []
             return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
+
+    def _beneath_as_it_was(self, zone: _ZoneState) -> bool:
+        """Whether the card beneath the top one shows its face where it lay as it did when it
+        was on top (at full resolution, `_faces_differ`), or nothing tells. The small picture
+        alone took a yellow 0 laid where a yellow 3 lay under the top yellow 5 (soft pictures,
+        yellow on yellow) for the pile from before the yellow 5: a take-back, and the 0 missed."""
+        below = zone.pile[-2] if len(zone.pile) > 1 else None
+        if below is None or below.face is None or below.box is None:
+            return True
+        return not self._faces_differ(below.face, self._face(below.box))
 
     def _top_elsewhere(self, zone: _ZoneState, found: list):
         """A sure reading of the top card's name (LAY_SURE) where neither the card beneath it nor

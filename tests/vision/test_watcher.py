@@ -8,7 +8,7 @@ import pytest
 
 from companion.vision.camera import Frame, ResilientSource, SourceError
 from companion.vision.detector import Detection, FakeDetector
-from companion.synth.tablevideo import Step, TableVideo, VideoSpec
+from companion.synth.tablevideo import Step, TableVideo, VideoSpec, plan_session
 from companion.vision.truth import TruthDetector
 from companion.vision.watcher import Watcher
 from companion.vision.zones import Zones
@@ -1453,3 +1453,38 @@ def test_watcher_the_top_card_slid_off_the_card_beneath_is_no_take_back():
     assert [(e["type"], e.get("card")) for e in events] == [
         ("lay", "blue_3"), ("lay", "wild_draw_four"), ("lay", "yellow_4")]
 
+
+
+def test_watcher_a_yellow_card_laid_on_yellows_in_a_soft_720p_picture_is_no_take_back():
+    # A 640x480 camera's picture upscaled into 1280x720 (soft): a yellow 0 laid over a yellow 5,
+    # where a yellow 3 lay beneath, left the small picture almost as it was before the yellow 5
+    # came, and was taken for the 5 taken back (and the 0 missed). The yellow 3's face, where it
+    # lay, says no: a new card lies there. (The camera probe's rendered video, seed 200.)
+    import cv2
+
+    video = TableVideo(plan_session(20, seed=200), VideoSpec(seed=200))
+    frames = []
+    for frame in video.frames():
+        frames.append(frame)
+        if len(frames) == 885:  # the yellow 0 lands at 86.9 s and rests at 87.3 s
+            break
+
+    def soft_720p(picture: np.ndarray) -> np.ndarray:
+        out = np.zeros((720, 1280, 3), np.uint8)
+        out[:, 160:1120] = cv2.resize(picture, (960, 720), interpolation=cv2.INTER_CUBIC)
+        return out
+
+    def moved(box):
+        return [box[0] * 1.5 + 160, box[1] * 1.5, box[2] * 1.5 + 160, box[3] * 1.5]
+
+    truth = [{**line, **({"box": moved(line["box"])} if "box" in line else {})} for line in video.truth]
+    zones = Zones.default().scaled_to(960, 720).to_dict()
+    zones = Zones.from_dict({"frame": [1280, 720], **{name: [[x + 160, y] for x, y in corners]
+                                                        for name, corners in zones.items() if name != "frame"}})
+    truthful = TruthDetector(truth)
+    watcher = Watcher(truthful, zones)
+    events = []
+    for k in range(780, 885):  # from 78 s: the yellow 3, the yellow 5 and the yellow 0 are laid
+        truthful.t = k / 10.0
+        events += watcher.feed(soft_720p(frames[k]), k / 10.0)
+    assert [(e["type"], e.get("card")) for e in events][-3:] == [("lay", "yellow_3"), ("lay", "yellow_5"), ("lay", "yellow_0")]
