@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask, jsonify, request
 
 from web.access import AccessError, AccessStore, load_secret_key
-from web.compress import compress
+from web.compress import compress, weak_if_range
 from web.hub import LiveHub
 from web.inputs import MAX_BODY, cap
 from web.security import ClockFreeSessions, Seats, check_csrf, check_host
@@ -102,6 +102,7 @@ def create_app(test_config: dict | None = None, referee: Any = None) -> Flask:
     app.extensions["uno"] = WebState(referee=referee, hub=LiveHub(referee), access=access)
     app.before_request(check_host)
     app.before_request(check_csrf)
+    app.before_request(weak_if_range)
     app.after_request(compress)
 
     from web import api, pages, zones

@@ -220,6 +220,8 @@ def health() -> Any:
 @bp.get("/events")
 def events() -> Response:
     """Server-Sent Events: the full state at once (so a reconnect is whole), then each change."""
+    if request.method == "HEAD":  # no stream to read: no queue opened (one was never closed)
+        return Response(mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
     hub = _ext().hub
     q = hub.open()
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])

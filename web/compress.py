@@ -17,19 +17,40 @@ SMALLEST = 1024  # bytes: below one packet, compressing saves no round trip
 
 
 @lru_cache(maxsize=32)
-def _gzipped(body: bytes) -> bytes:
-    # the same script, style and card pictures go to every phone: compressed once each
+def gzipped(body: bytes) -> bytes:
+    """`body` gzip-compressed (the same script, style and card pictures go to every phone: each
+    is compressed once)."""
     return gzip.compress(body, compresslevel=6, mtime=0)
 
 
 def accepts_gzip(header: str) -> bool:
-    """Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0)."""
+    """Whether an Accept-Encoding header takes gzip (RFC 9110: `gzip` or `x-gzip` with a
+    weight over 0; else `*` with a weight over 0)."""
+    weights: dict[str, float] = {}
     for part in header.split(","):
-        name, _, params = part.strip().partition(";")
-        if name.strip().lower() in ("gzip", "*"):
-            q = params.strip().lower()
-            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
-    return False
+        name, *params = (p.strip() for p in part.split(";"))
+        if not name:
+            continue
+        weight = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0  # a weight no one can read takes nothing
+        weights.setdefault(name.lower(), weight)
+    for name in ("gzip", "x-gzip"):
+        if name in weights:
+            return weights[name] > 0
+    return weights.get("*", 0.0) > 0
+
+
+def weak_if_range() -> None:
+    """Flask `before_request`: a range asked If-Range a weak tag (a compressed answer's) gets the
+    whole answer (RFC 9110: If-Range takes only a strong tag), not a piece of the plain file."""
+    if request.headers.get("If-Range", "").startswith("W/"):
+        request.environ.pop("HTTP_RANGE", None)
 
 
 def compress(response: Response) -> Response:
@@ -44,6 +65,13 @@ def compress(response: Response) -> Response:
     body = response.get_data()
     if len(body) < SMALLEST:
         return response
-    response.set_data(_gzipped(body))
+    response.set_data(gzipped(body))
     response.headers["Content-Encoding"] = "gzip"
+    # The compressed bytes are not the file's: no ranges of them, and their tag is weak, so a
+    # range asked If-Range with it gets the whole answer, not a piece of the plain file, while
+    # If-None-Match (a weak comparison) still answers "unchanged".
+    response.headers.pop("Accept-Ranges", None)
+    tag, weak = response.get_etag()
+    if tag and not weak:
+        response.set_etag(tag, weak=True)
     return response

@@ -23,6 +23,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from web.compress import SMALLEST, accepts_gzip, gzipped
 from web.hub import BEAT
 from web.inputs import MAX_BODY
 from web.security import host_name_ok, known_names, refused_host_text
@@ -93,12 +94,19 @@ class TableServer:
                 return
         if self.hub is not None and scope["path"] == "/events" and scope["method"] == "GET":
             await self._events(scope, receive, send)
-        elif self.hub is not None and scope["path"] == "/api/state" and scope["method"] == "GET":
+        elif self.hub is not None and scope["path"] == "/api/state" and scope["method"] in ("GET", "HEAD"):
             # The public state, as cached by the hub at the last event: answered on the loop
-            # (no thread, no session), so it stays quick however busy the page is.
+            # (no thread, no session), so it stays quick however busy the page is; compressed
+            # as Flask's answers are (web/compress.py).
             body = (await self._state_json()).encode()
-            await self._send(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
-                                         (b"content-length", str(len(body)).encode())], body)
+            headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+                       (b"vary", b"Accept-Encoding")]
+            accept = next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"accept-encoding"), "")
+            if len(body) >= SMALLEST and accepts_gzip(accept):
+                body = gzipped(body)
+                headers.append((b"content-encoding", b"gzip"))
+            headers.append((b"content-length", str(len(body)).encode()))
+            await self._send(send, 200, headers, b"" if scope["method"] == "HEAD" else body)
         else:
             await self._wsgi(scope, receive, send)
 

@@ -248,3 +248,48 @@ def test_pages_go_compressed_to_a_phone_that_takes_gzip_and_the_stream_never(ser
         head += chunk
     sock.close()
     assert head.startswith(b"HTTP/1.1 200") and b"content-encoding" not in head.lower()
+
+
+def test_a_compressed_answer_is_never_resumed_as_a_piece_of_the_plain_file(served):
+    # A browser resuming a half-received compressed style sheet asks for the rest If-Range its
+    # tag: it must get the whole answer, not bytes of the uncompressed file joined to gzip ones.
+    # Its tag is weak, and still answers "unchanged" to a page loaded again.
+    import gzip
+
+    server, _, _ = served
+    status, packed, resp = request(server.port, "GET", "/static/app.css", headers={"Accept-Encoding": "gzip"})
+    tag = resp.getheader("ETag")
+    assert status == 200 and tag.startswith('W/"') and resp.getheader("Accept-Ranges") is None
+    status, body, resp = request(server.port, "GET", "/static/app.css",
+                                 headers={"Accept-Encoding": "gzip", "Range": f"bytes={len(packed) // 2}-", "If-Range": tag})
+    assert status == 200 and gzip.decompress(body) == gzip.decompress(packed)
+    status, body, _ = request(server.port, "GET", "/static/app.css", headers={"Accept-Encoding": "gzip", "If-None-Match": tag})
+    assert status == 304 and body == b""
+
+
+def test_head_asks_open_no_stream_and_the_state_answers_alike(served):
+    # `curl -I`, a link preview or a monitor asking HEAD /events left a live queue open each time
+    # (counted as a phone, outside every cap); HEAD /api/state promised gzip its GET never sent.
+    import gzip
+
+    server, app, _ = served
+    for _ in range(5):
+        status, body, resp = request(server.port, "HEAD", "/events")
+        assert status == 200 and body == b""
+    assert app.extensions["uno"].hub.phones_connected() == 0
+    status, packed, got = request(server.port, "GET", "/api/state", headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and json.loads(gzip.decompress(packed))["waiting_for"] == "game"
+    status, body, head = request(server.port, "HEAD", "/api/state", headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and body == b""
+    assert [head.getheader(h) for h in ("Content-Encoding", "Content-Length", "Vary")] == [
+        got.getheader(h) for h in ("Content-Encoding", "Content-Length", "Vary")]
+
+
+@pytest.mark.parametrize("header,takes", [
+    ("gzip, deflate, br", True), ("GZIP", True), ("x-gzip", True), ("*", True), ("deflate, gzip;q=0.5", True),
+    ("*;q=0, gzip", True), ("", False), ("identity", False), ("br", False), ("gzip;q=0", False),
+    ("gzip;q=0.", False), ("*;q=0", False), ("gzip;q=nonsense", False)])
+def test_which_accept_encoding_takes_gzip(header, takes):
+    from web.compress import accepts_gzip
+
+    assert accepts_gzip(header) is takes
