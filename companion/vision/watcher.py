@@ -157,11 +157,13 @@ WITHIN = 0.9
 # there (FACE_STRUCTURE), tells nothing; the place is first thinned by LEFT_EDGE of the card's
 # shorter side (5 px at 640x480): slivers along the cards' edges, where the new card's shadow
 # falls and a pixel's jitter moves an edge, told a twin laid a card's fifth up on its twin (a
-# sliver of it left showing) for the first one moved (0.48); thinned, 0.68 and too small to tell.
+# sliver of it left showing) for the first one moved (0.48); thinned, 0.68 (on 0.045 of the card).
+# Thinned, a wild draw four slid 12 px and straightened leaves 0.047 of the card, correlated
+# 0.13 (`bench-watch --habits`: it was laid twice at LEFT_AREA 0.08); 0.04 takes it in.
 CARD_ASPECT = 0.65
 LEFT_INSIDE, LEFT_OUTSIDE = 0.92, 1.08
 LEFT_SAME = 0.5
-LEFT_AREA = 0.08
+LEFT_AREA = 0.04
 LEFT_EDGE = 0.07
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
 # area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
