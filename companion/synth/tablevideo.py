@@ -214,7 +214,7 @@ def with_habits(steps: Sequence[Step], seed: int = 0, facedown: float = 0.1, nud
         if step.kind == "play" and not step.style and rng.random() < facedown:
             step = dataclasses.replace(step, style="facedown")
         out.append(step)
-        if step.kind in ("flip", "play") and rng.random() < nudge:  # someone else straightens it
+        if step.kind in ("flip", "play") and players > 1 and rng.random() < nudge:  # someone else straightens it
             out.append(Step("nudge", seat=(step.seat + rng.randrange(1, players)) % players))
     return out
 

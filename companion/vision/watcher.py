@@ -165,6 +165,11 @@ LEFT_INSIDE, LEFT_OUTSIDE = 0.92, 1.08
 LEFT_SAME = 0.5
 LEFT_AREA = 0.04
 LEFT_EDGE = 0.07
+LEFT_SHIFT = 6
+# The top card read surely beside where it lay is that card slid (no take-back of it) only where
+# its box still overlaps where it lay by this share of itself: a card slid 12-30 px keeps 0.4 or
+# more (probe16's nudge video, 0.42 with the box drawn worst), a card read far off is another.
+SLID_NEAR = 0.25
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
 # area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
 # host is told. What came to rest must be the size of a card: its changed patch BESIDE_SIZE
@@ -882,12 +887,8 @@ class Watcher:
         if self._changed(feat, zone.ref, zone, align=True)[0] < need:
             zone.ref = feat  # the pile or the camera moved a little: no card
             return []
-        if (zone.pile and any(before is not None and self._changed(feat, before, zone, align=True)[0] < need
-                              for before in (zone.pile[-1].before, zone.pile[-1].earlier))
-                and self._beneath_as_it_was(zone)):
-            # the pile as it was before the top card came (or before what came just before it
-            # that no one could name: a card laid face down, then turned over where it lay)
-            return self._take_back(zone, feat, t)
+        if self._as_before(zone, feat, zone.pile[-1].before if zone.pile else None, need):
+            return self._take_back(zone, feat, t)  # the pile as it was before the top card came
         if zone.empty is not None and self._changed(feat, zone.empty, zone, align=True)[0] < need:
             # The zone looks as it did with no card on it: the pile was cleared away. Nothing to
             # name, and none of its cards can be taken back. (Whether the next card starts a
@@ -895,6 +896,11 @@ class Watcher:
             zone.pile, zone.unnamed_from = [], None
             zone.ref = feat
             return []
+        if self._as_before(zone, feat, zone.pile[-1].earlier if zone.pile else None, need):
+            # or before what came just before it that no one could name: a card laid face
+            # down, then turned over where it lay (after the cleared pile: a first card laid
+            # face down on the empty table, and the table cleared, is no take-back)
+            return self._take_back(zone, feat, t)
         found = self._detect(frame, "discard")
         if not found:
             if zone.empty is None:  # first sight of the zone with no card in it
@@ -999,14 +1005,20 @@ class Watcher:
             return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
 
+    def _as_before(self, zone: _ZoneState, feat: np.ndarray, before: np.ndarray | None, need: float) -> bool:
+        """Whether the pile looks as in `before` (a picture of it without the top card) and the
+        card beneath shows as it did: the top card was taken back."""
+        return (before is not None and self._changed(feat, before, zone, align=True)[0] < need
+                and self._beneath_as_it_was(zone))
+
     def _beneath_as_it_was(self, zone: _ZoneState) -> bool:
         """Whether the card beneath the top one shows its face where it lay as it did when it
         was on top (at full resolution, `_faces_differ`), or nothing tells. The small picture
         alone took a yellow 0 laid where a yellow 3 lay under the top yellow 5 (soft pictures,
         yellow on yellow) for the pile from before the yellow 5: a take-back, and the 0 missed."""
         below = zone.pile[-2] if len(zone.pile) > 1 else None
-        if below is None or below.face is None or below.box is None:
-            return True
+        if below is None or below.face is None or below.box is None or zone.pile[-1].earlier is not None:
+            return True  # (or something no one named lay between them: a back covers the card beneath)
         return not self._faces_differ(below.face, self._face(below.box))
 
     def _top_elsewhere(self, zone: _ZoneState, found: list):
@@ -1015,6 +1027,7 @@ class Watcher:
         top, below = zone.pile[-1], zone.pile[-2]
         for d in found:
             if (d.card == top.name and d.confidence >= self.lay_sure and not self._same_place(d.box, below.box)
+                    and top.box is not None and box_intersection(d.box, top.box) >= SLID_NEAR * box_area(d.box)
                     and not any(c.name == top.name and self._where_it_lay(d, c) for c in zone.pile[:-1])):
                 return d
         return None
@@ -1063,7 +1076,8 @@ class Watcher:
         its name lies over part of it); None where nothing tells."""
         import cv2
 
-        if top.box is None or zone.ref_frame is None or self._frame is None:
+        if (top.box is None or zone.ref_frame is None or self._frame is None
+                or zone.ref_frame.shape != self._frame.shape):  # a camera reopened at another size
             return None
         h, w = self._frame.shape[:2]
         x1 = int(max(0, min(top.box[0], best.box[0]) - 4))
@@ -1083,11 +1097,20 @@ class Watcher:
         place = cv2.erode(place.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
         if place.sum() < LEFT_AREA * max(1, int(whole.sum())):
             return None
-        a, b = _edges(then)[place], _edges(now)[place]
+        before, after = _edges(then), _edges(now)
+        a = before[place]
         if float(a.std()) < FACE_STRUCTURE:
             return None  # plain where it lay: the same whether it is there or not
-        a, b = a - a.mean(), b - b.mean()
-        same = float((a * b).sum() / (np.sqrt(float((a * a).sum()) * float((b * b).sum())) + 1e-9))
+        a = a - a.mean()
+        # the best over shifts of up to LEFT_SHIFT px: a first card jolted a pixel or two as its
+        # twin landed on it, or the camera, still shows there (a slid card moved 12 px or more)
+        same = -1.0
+        ys, xs = np.nonzero(place)
+        for dy in range(-LEFT_SHIFT, LEFT_SHIFT + 1):
+            for dx in range(-LEFT_SHIFT, LEFT_SHIFT + 1):
+                b = after[np.clip(ys + dy, 0, after.shape[0] - 1), np.clip(xs + dx, 0, after.shape[1] - 1)]
+                b = b - b.mean()
+                same = max(same, float((a * b).sum() / (np.sqrt(float((a * a).sum()) * float((b * b).sum())) + 1e-9)))
         return same < LEFT_SAME
 
     @staticmethod
@@ -1361,6 +1384,7 @@ class Watcher:
             # a card surely read that lies where no card of the pile lay is, though its change
             # was the smaller (a player straightened the pile, the next laid a card at once).
             news = [d for d in found if d.card != top.name and d.confidence >= self.lay_sure
+                    and self._cover(change, d.box) >= self.same_cover
                     and not any(self._where_it_lay(d, c) for c in pile or [])]
             if news:
                 best = max(news, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))

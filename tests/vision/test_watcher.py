@@ -1511,3 +1511,51 @@ def test_watcher_a_card_two_down_peeking_out_read_surely_is_no_news():
 
     events, _ = _watch_pile(frames, read=read, camera=camera)
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_draw_two"), ("lay", "blue_5"), ("lay", "green_5")]
+
+
+@pytest.mark.parametrize("jolt,twin", [((3, 2, 0), (25, 10, 20)), ((6, -3, 2), (25, 10, 20)), ((3, 2, 0), (30, -5, 0))])
+def test_watcher_a_twin_laid_as_the_first_card_is_jolted_a_few_px_is_a_lay(jolt, twin):
+    # The hand laying a second red 5 jolts the first by a few pixels: where the first lay it
+    # still shows, a few pixels off. (Compared without a shift, it was the first card slid, and
+    # the twin was missed.) A card slid by a player moves 12 px or more.
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("red_2", -5, 5, 4)
+    lay("red_5", 0, 0, 12)
+    cx, cy = tv.pile_centre
+
+    def twin_and_jolt() -> None:
+        tv.pile[-1] = _slid(tv.pile[-1], *jolt)
+        tv.pile.append(Placed("red_5", cx + twin[0], cy + twin[1], twin[2]))
+
+    _by_hand(tv, add, twin_and_jolt)
+    events, _ = _watch_pile(frames)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "red_2"), ("lay", "red_5"), ("lay", "red_5")]
+
+
+def test_watcher_a_card_laid_on_a_card_left_face_down_and_taken_back_is_a_take_back():
+    # A card left face down on the pile covers the card beneath's face: the card laid on it and
+    # taken back leaves the pile as it was before it came, which is enough. (The card beneath
+    # looked changed under the back, and the take-back was missed.)
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("red_4", 15, 10, -25), ("blue_6", 0, -5, 30), ("back", 6, 4, -22), ("green_3", 8, 6, -10)):
+        lay(*card)
+    _by_hand(tv, add, tv.pile.pop)
+    events, _ = _watch_pile(frames, read=lambda k, pile: [d for d in pile[:1] if d.card != "back"])
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3"), ("take_back", None)]
+
+
+def test_watcher_a_first_card_turned_up_from_face_down_then_gathered_is_no_take_back():
+    # A dealer turns up the first card from face down where it lies, then a misdeal: the pile
+    # is gathered up. The empty table says nothing can be taken back (it said take_back).
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("back", 0, 0, 8)
+    back = tv.pile[-1]
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, Placed("yellow_skip", back.cx, back.cy, back.angle)))
+    _by_hand(tv, add, tv.pile.pop)
+    events, _ = _watch_pile(frames, read=lambda k, pile: [d for d in pile if d.card != "back"])
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "yellow_skip")]
