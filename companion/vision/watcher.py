@@ -1365,12 +1365,9 @@ class Watcher:
         seen = [d for d in found if self._where_it_lay(d, top)]
         old = [d for d in seen if not self._same_place(d.box, top.box)]
         if seen and below is not None and below.name != top.name:
-            # and while the top card shows where it lay, the cards beneath it peeking out are no
-            # news either (nothing changed over them; a new card of their name laid there would):
-            # the one beneath, or one deeper (a real blue draw two two cards down, read at 0.96
-            # a moment after a card was laid, was laid again)
-            found = [d for d in found if not (d.card != top.name and self._cover(change, d.box) < self.same_cover
-                                              and any(self._where_it_lay(d, c) for c in pile[:-1]))]
+            # and while the top card shows where it lay, the card beneath it peeking out is no
+            # news either (nothing changed over it; a new card of its name laid there would)
+            found = [d for d in found if not (self._where_it_lay(d, below) and self._cover(change, d.box) < self.same_cover)]
         on_top = [d for d in found if d not in old and box_intersection(d.box, top.box) > 0] if old else []
         top_conf = max(d.confidence for d in (on_top or found))
         for d in found:
