@@ -1378,8 +1378,10 @@ class Watcher:
                 best, best_score = d, score
         if best is not None and top is not None and best.card == top.name and not self._same_place(best.box, top.box):
             # The top card read away from where it lay is the top card moved, which is no news;
-            # a card surely read that lies where no card of the pile lay is, though its change
-            # was the smaller (a player straightened the pile, the next laid a card at once).
+            # a card surely read, whose middle changed, where no card of the pile lay is, though
+            # its change was the smaller (a player straightened the pile, the next laid a card at
+            # once). (Without a change under it, a card of the pile the watcher never knew, or
+            # misread, took a twin's place.)
             news = [d for d in found if d.card != top.name and d.confidence >= self.lay_sure
                     and self._cover(change, d.box) >= self.same_cover
                     and not any(self._where_it_lay(d, c) for c in pile or [])]
