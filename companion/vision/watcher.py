@@ -259,12 +259,20 @@ def _inside(shape: tuple[int, ...], corners: np.ndarray, scale: float) -> np.nda
     return mask.astype(bool)
 
 
-def _edges(picture: np.ndarray) -> np.ndarray:
-    """A picture's edges: a band-pass of its log brightness (as `Watcher._face`)."""
+def _band_pass(grey: np.ndarray) -> np.ndarray:
+    """Edges: a band-pass of log brightness (light and shadow are smooth, a symbol's strokes
+    and a card's rim are not)."""
     import cv2
 
-    lg = np.log1p(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32))
+    lg = np.log1p(grey.astype(np.float32))
     return cv2.GaussianBlur(lg, (0, 0), 1) - cv2.GaussianBlur(lg, (0, 0), 4)
+
+
+def _edges(picture: np.ndarray) -> np.ndarray:
+    """A colour picture's edges (`_band_pass`)."""
+    import cv2
+
+    return _band_pass(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY))
 
 
 class Watcher:
@@ -906,9 +914,9 @@ class Watcher:
             if zone.empty is None:  # first sight of the zone with no card in it
                 self._set_empty(zone, feat)
                 zone.pile = []
-            elif zone.unnamed_from is None:  # a card laid face down, say
-                zone.unnamed_from = zone.ref
-            zone.ref = feat
+                zone.ref = feat
+            else:
+                self._unnamed(zone, feat)  # a card laid face down, say
             zone.change_done()
             return []
         best = self._pick(found, change, zone.pile)
@@ -938,9 +946,7 @@ class Watcher:
                        key=lambda r: r.confidence, default=None)
             if best is None:
                 log.warning("a change on the discard pile at t=%.1f s could not be named", t)
-                if zone.unnamed_from is None:
-                    zone.unnamed_from = zone.ref
-                zone.ref = feat
+                self._unnamed(zone, feat)
                 zone.change_done()
                 return []
         return self._settled(zone, best, feat, t, change, confirmed=agreed, found=found)
@@ -972,15 +978,10 @@ class Watcher:
                     or (best.confidence < self.lay_sure and not confirmed))
             moved = not same and self._moved(zone, top, best, feat)
             if same or moved or self._camera_moved(zone, top, best, feat):
-                if moved and top.before is not None:  # its shape where it lies now, for the next push
-                    top.mark = self._mark(top.before, feat, zone, best.box)
-                top.box = tuple(best.box)  # the same card, where it lies now: nothing was laid
-                top.face = self._face(top.box)
-                if zone.unnamed_from is None:  # or a card laid face down over part of it
-                    zone.unnamed_from = zone.ref
-                zone.ref = feat
-                zone.change_done()
-                return []
+                # the same card, where it lies now: nothing was laid (or a card laid face down
+                # over part of it, which no one names)
+                self._unnamed(zone, feat)
+                return self._top_now_at(zone, top, best.box, feat, remark=moved)
         below = zone.pile[-2] if len(zone.pile) > 1 else None
         if (top is not None and below is not None and best.card == below.name != top.name
                 and self._same_place(best.box, below.box) and not self._still_there(zone, top, best, feat)):
@@ -992,18 +993,33 @@ class Watcher:
             if elsewhere is not None:
                 # unless the top card itself is read surely beside it: slid off the card beneath
                 # (a player straightening the pile), not taken back
-                if top.before is not None:
-                    top.mark = self._mark(top.before, feat, zone, elsewhere.box)
-                top.box = tuple(elsewhere.box)
-                top.face = self._face(top.box)
                 zone.ref = feat
-                zone.change_done()
-                return []
+                return self._top_now_at(zone, top, elsewhere.box, feat, remark=True)
             if zone.attempts == 0:
                 zone.attempts = 1
                 return []
             return self._take_back(zone, feat, t)
         return self._lay(zone, best, feat, t)
+
+    @staticmethod
+    def _unnamed(zone: _ZoneState, feat: np.ndarray) -> None:
+        """The pile's new picture is `feat`, though no card was named for the change: the
+        picture from before the first such change is kept (`unnamed_from`), for the next card
+        laid (a card laid face down, then turned over and taken back, leaves that picture)."""
+        if zone.unnamed_from is None:
+            zone.unnamed_from = zone.ref
+        zone.ref = feat
+
+    def _top_now_at(self, zone: _ZoneState, top: _PileCard, box, feat: np.ndarray, remark: bool) -> list[dict]:
+        """The top card seen again in `box` (moved, or boxed anew): nothing was laid (the caller
+        has taken the pile's new picture in). `remark`: it moved, so where it shows is found
+        again, for the next push."""
+        if remark and top.before is not None:
+            top.mark = self._mark(top.before, feat, zone, box)
+        top.box = tuple(box)
+        top.face = self._face(top.box)
+        zone.change_done()
+        return []
 
     def _as_before(self, zone: _ZoneState, feat: np.ndarray, before: np.ndarray | None, need: float) -> bool:
         """Whether the pile looks as in `before` (a picture of it without the top card) and the
@@ -1102,6 +1118,7 @@ class Watcher:
         if float(a.std()) < FACE_STRUCTURE:
             return None  # plain where it lay: the same whether it is there or not
         a = a - a.mean()
+        aa = float((a * a).sum())
         # the best over shifts of up to LEFT_SHIFT px: a first card jolted a pixel or two as its
         # twin landed on it, or the camera, still shows there (a slid card moved 12 px or more)
         same = -1.0
@@ -1110,7 +1127,7 @@ class Watcher:
             for dx in range(-LEFT_SHIFT, LEFT_SHIFT + 1):
                 b = after[np.clip(ys + dy, 0, after.shape[0] - 1), np.clip(xs + dx, 0, after.shape[1] - 1)]
                 b = b - b.mean()
-                same = max(same, float((a * b).sum() / (np.sqrt(float((a * a).sum()) * float((b * b).sum())) + 1e-9)))
+                same = max(same, float((a * b).sum() / (np.sqrt(aa * float((b * b).sum())) + 1e-9)))
         return same < LEFT_SAME
 
     @staticmethod
@@ -1290,8 +1307,7 @@ class Watcher:
             return None
         grey = cv2.cvtColor(frame[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
         size = (FACE_WIDTH, max(16, int(round((y2 - y1) * FACE_WIDTH / (x2 - x1)))))
-        lg = np.log1p(cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32))
-        return cv2.GaussianBlur(lg, (0, 0), 1) - cv2.GaussianBlur(lg, (0, 0), 4)
+        return _band_pass(cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
 
     @staticmethod
     def _faces_differ(before: np.ndarray | None, now: np.ndarray | None, plain: float = 0.0) -> bool:
