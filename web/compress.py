@@ -16,11 +16,14 @@ TEXT_TYPES = ("text/html", "text/javascript", "text/css", "application/json", "i
 SMALLEST = 1024  # bytes: below one packet, compressing saves no round trip
 
 
-@lru_cache(maxsize=32)
-def gzipped(body: bytes) -> bytes:
-    """`body` gzip-compressed (the same script, style and card pictures go to every phone: each
-    is compressed once)."""
+def gzip_once(body: bytes) -> bytes:
+    """`body` gzip-compressed."""
     return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+# The same script, style and card pictures go to every phone (answers with a tag): each is
+# compressed once. Pages and API answers differ each time and are not kept.
+gzipped = lru_cache(maxsize=32)(gzip_once)
 
 
 def accepts_gzip(header: str) -> bool:
@@ -65,7 +68,7 @@ def compress(response: Response) -> Response:
     body = response.get_data()
     if len(body) < SMALLEST:
         return response
-    response.set_data(gzipped(body))
+    response.set_data(gzipped(body) if response.get_etag()[0] else gzip_once(body))
     response.headers["Content-Encoding"] = "gzip"
     # The compressed bytes are not the file's: no ranges of them, and their tag is weak, so a
     # range asked If-Range with it gets the whole answer, not a piece of the plain file, while

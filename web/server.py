@@ -23,7 +23,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from web.compress import SMALLEST, accepts_gzip, gzipped
+from web.compress import SMALLEST, accepts_gzip, gzip_once
 from web.hub import BEAT
 from web.inputs import MAX_BODY
 from web.security import host_name_ok, known_names, refused_host_text
@@ -51,6 +51,11 @@ def _page_id(scope: dict) -> str | None:
         if name == b"page" and 8 <= len(value) <= 40 and value.replace(b"-", b"").replace(b"_", b"").isalnum():
             return value.decode("ascii")
     return None
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    """A request header's value (the first, if given twice), or None."""
+    return next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == name), None)
 
 
 def _json_reply(status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> tuple[int, list, bytes]:
@@ -88,7 +93,7 @@ class TableServer:
             return
         if self.hub is not None and scope["path"] in ("/events", "/api/state"):
             # answered here, before Flask and its check: the same refusal (DNS rebinding)
-            host = next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"host"), None)
+            host = _header(scope, b"host")
             if host is not None and not host_name_ok(host, known_names(self.app.config)):
                 await self._send(send, *_json_reply(421, refused_host_text(host)))
                 return
@@ -101,9 +106,8 @@ class TableServer:
             body = (await self._state_json()).encode()
             headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
                        (b"vary", b"Accept-Encoding")]
-            accept = next((v.decode("latin-1") for k, v in scope.get("headers") or () if k == b"accept-encoding"), "")
-            if len(body) >= SMALLEST and accepts_gzip(accept):
-                body = gzipped(body)
+            if len(body) >= SMALLEST and accepts_gzip(_header(scope, b"accept-encoding") or ""):
+                body = gzip_once(body)  # a new state each event: nothing to keep
                 headers.append((b"content-encoding", b"gzip"))
             headers.append((b"content-length", str(len(body)).encode()))
             await self._send(send, 200, headers, b"" if scope["method"] == "HEAD" else body)
@@ -188,8 +192,7 @@ class TableServer:
     # -- everything else: Flask in a thread -------------------------------------------------
 
     async def _wsgi(self, scope: dict, receive: Callable, send: Callable) -> None:
-        headers = scope.get("headers") or []
-        declared = next((v for k, v in headers if k == b"content-length"), None)
+        declared = _header(scope, b"content-length")
         too_big = _json_reply(413, f"the body is over {self.max_body // 1024} KB", [(b"connection", b"close")])
         if declared is not None:
             try:
