@@ -1427,7 +1427,7 @@ class Table:
         newly = [p for p in range(self._n) if p not in out and cards[p] >= limit]  # type: ignore[operator]
         if not newly:
             return
-        if len({self._side(p) for p in range(self._n) if p not in out and p not in newly}) == 0:
+        if all(p in out or p in newly for p in range(self._n)):
             # every player left reaches the limit at once (a draw and its penalty together): the
             # hand was left with no winner and a turn on a player who was out. The one who holds
             # the fewest cards stays in and wins it (level: the first from the turn on).
