@@ -43,7 +43,7 @@ VISIBLE_TYPES = ("flip", "play", "take_back", "reveal")
 class Step:
     """One thing that happens at the table, with the log lines it produces."""
 
-    kind: str  # flip, play, take_back, draw, reveal, clear, reshuffle, bump, idle, none
+    kind: str  # flip, play, take_back, draw, reveal, clear, reshuffle, bump, nudge, pair, idle, none
     seat: int = 0
     card: str | None = None
     cards: list[str] = field(default_factory=list)
@@ -53,6 +53,7 @@ class Step:
     # "hover" (held still at the pile's edge a while, then laid) or "facedown" (laid as a back,
     # then lifted and turned over where it lay)
     style: str = ""
+    pair: list[Step] = field(default_factory=list)  # kind "pair": two plays, the second hurried
 
 
 def _matches(card: str, top: str, color: str | None) -> bool:
@@ -203,17 +204,25 @@ def plan_session(
     return steps
 
 
-def with_habits(steps: Sequence[Step], seed: int = 0, facedown: float = 0.1, nudge: float = 0.15) -> list[Step]:
+def with_habits(steps: Sequence[Step], seed: int = 0, facedown: float = 0.1, nudge: float = 0.15,
+                hurry: float = 0.1) -> list[Step]:
     """`steps` as a real table plays them: some plays laid face down first and turned over
-    where they lie (`facedown`), and after some plays another player straightens the pile,
-    sliding the top card by hand (`nudge`: no event)."""
+    where they lie (`facedown`), after some plays another player straightens the pile, sliding
+    the top card by hand (`nudge`: no event), and some plays come hurried (`hurry`): the next
+    player's hand reaches the pile as the last one's goes (a pair of plays, `_pair`)."""
     rng = random.Random(f"habits:{seed}")
+    hurried = random.Random(f"hurry:{seed}")  # its own draws: the other habits fall as before
     players = next((len(line["players"]) for step in steps for line in step.lines if line.get("type") == "game"), 4)
     out: list[Step] = []
     for step in steps:
         if step.kind == "play" and not step.style and rng.random() < facedown:
             step = dataclasses.replace(step, style="facedown")
-        out.append(step)
+        last = out[-1] if out else None
+        if (last is not None and last.kind == "play" and step.kind == "play" and not last.style
+                and not step.style and last.seat != step.seat and hurried.random() < hurry):
+            out[-1] = Step("pair", seat=last.seat, pair=[last, step])
+        else:
+            out.append(step)
         if step.kind in ("flip", "play") and players > 1 and rng.random() < nudge:  # someone else straightens it
             out.append(Step("nudge", seat=(step.seat + rng.randrange(1, players)) % players))
     return out
@@ -535,16 +544,22 @@ class TableVideo:
         return (cx + (x - cx) * k, cy + (y - cy) * k)
 
     # -- one frame -------------------------------------------------------------------------------
-    def _frame(self, hand: tuple[tuple[float, float], tuple[float, float]] | None, held: Sequence[Placed]) -> np.ndarray:
+    def _frame(self, hand: tuple[tuple[float, float], tuple[float, float]] | None, held: Sequence[Placed],
+               others: Sequence[tuple[tuple[float, float], tuple[float, float]]] = ()) -> np.ndarray:
+        """One picture: the table, `hand` (seat, palm) holding `held`, and `others`' empty hands."""
         cv2 = self.cv2
         s = self.spec
         t = self.frame_index / s.fps
         img = self._scene().copy()
+        arm = None
+        for seat_pt, palm in others:
+            other = self._arm(img, seat_pt, palm)
+            arm = other if arm is None else arm | other
         for p in held:
             self._paste(img, self.face(p.name), p, lift=1.0)
-        arm = None
         if hand is not None:
-            arm = self._arm(img, hand[0], hand[1])
+            mine = self._arm(img, hand[0], hand[1])
+            arm = mine if arm is None else arm | mine
         # rest: the pending visible events are at rest once no arm covers their zone
         if self._pending:
             still_pending = []
@@ -718,6 +733,8 @@ class TableVideo:
             yield from self._reveal(step, seat_pt)
         elif step.kind == "nudge":
             yield from self._nudge(seat_pt, lead)
+        elif step.kind == "pair":
+            yield from self._pair(*step.pair, players=players)
 
     def _landing(self, step: Step) -> Placed:
         """Where a flip or play comes to rest on the pile."""
@@ -771,6 +788,43 @@ class TableVideo:
         for i in range(n):  # lifted a little and turned over: the back, then the face
             name = "back" if i < n // 2 else final.name
             yield self._frame((seat_pt, palm), [Placed(name, final.cx, final.cy, final.angle + 8)])
+
+    def _pair(self, first: Step, second: Step, players: int):
+        """Two plays in a hurry: the second player's hand, with its card, reaches the pile in the
+        time the first player's hand takes to go (0.4-0.7 s), so the pile is never still between
+        the two cards; at most a frame or two clear of both arms."""
+        lead = 0.42 * self.spec.card_height
+        placed = []
+        for step in (first, second):
+            seat_pt = self._seat_point(step.seat, players)
+            for line in step.before:
+                self._log(line, self._now())
+            p = self._landing(step)
+            dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
+            n = math.hypot(dx, dy) or 1.0
+            palm = (p.cx - dx / n * lead, p.cy - dy / n * lead)
+            if step is first:
+                yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
+            else:
+                (seat_a, palm_a), hold = placed[0], self._hold_card(seat_pt, p)
+                frames = self._frames_for(self.prng.uniform(0.4, 0.7))
+                for i in range(1, frames + 1):
+                    u = _ease(i / frames)
+                    pm = (seat_pt[0] + (palm[0] - seat_pt[0]) * u, seat_pt[1] + (palm[1] - seat_pt[1]) * u)
+                    going = (palm_a[0] + (seat_a[0] - palm_a[0]) * u, palm_a[1] + (seat_a[1] - palm_a[1]) * u)
+                    yield self._frame((seat_pt, pm), hold(pm, u), others=[(seat_a, going)])
+            self.pile.append(p)
+            self._touch()
+            visible = self._log(step.lines[0])
+            visible["t_land"] = round(self._now(), 3)
+            visible["box"] = self._box(p)
+            self._pending.append((visible, "discard"))
+            for line in step.lines[1:]:
+                self._log(line, self._now())
+            placed.append((seat_pt, palm))
+        seat_pt, palm = placed[1]
+        yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7), seat=seat_pt)
+        yield from self._idle(self.prng.uniform(0.3, 1.2))
 
     def _nudge(self, seat_pt, lead: float):
         """A player straightens the pile: the top card slid 12-30 px and turned up to 15

@@ -170,6 +170,13 @@ LEFT_SHIFT = 6
 # its box still overlaps where it lay by this share of itself: a card slid 12-30 px keeps 0.4 or
 # more (probe16's nudge video, 0.42 with the box drawn worst), a card read far off is another.
 SLID_NEAR = 0.25
+# Two cards laid within half a second by two players leave the pile clear of arms for a frame
+# or two between the hands, never still (`Watcher._glimpse`). A card read there counts when no
+# more than GLIMPSE_BUSY of its box is under an arm or moving (a card in a hand is part of its
+# arm; a red skip just laid still settled over 37 % of its box on probe16's jump video: set by
+# reasoning, half). GLIMPSES: the moments kept per visit (the one most under arms goes first).
+GLIMPSE_BUSY = 0.5
+GLIMPSES = 4
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
 # area) is a player who missed the pile (`Watcher._watch_beside`): it is no card laid, but the
 # host is told. What came to rest must be the size of a card: its changed patch BESIDE_SIZE
@@ -218,6 +225,15 @@ class _PileCard:
     earlier: np.ndarray | None = None  # the zone before a change no one could name came before it
 
 
+@dataclass(eq=False)
+class _Glimpse:
+    """The discard pile clear of arms for a moment while it was not still (between two hands)."""
+    frame: np.ndarray  # the full frame
+    feat: np.ndarray  # its features (work resolution)
+    arm: np.ndarray  # bool: the work pixels under an arm then
+    busy: np.ndarray  # bool: those, and those moving since the frame before
+
+
 @dataclass
 class _ZoneState:
     name: str
@@ -243,6 +259,7 @@ class _ZoneState:
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
     reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
     unnamed_from: np.ndarray | None = None  # discard pile: `ref` before the changes no one could name since
+    glimpses: list[_Glimpse] = field(default_factory=list)  # discard pile: moments clear of arms since it settled
 
     def change_done(self) -> None:
         """The current change is dealt with: no readings of it are pending."""
@@ -467,7 +484,11 @@ class Watcher:
             if moved > least:
                 zone.arm_held = False
         settled = [z for z in self._zones.values() if z.still >= self.still_frames]
+        pile = self._zones.get("discard")
+        glimpse = self._started and pile is not None and pile not in settled and pile.ref is not None
         if not settled:
+            if glimpse and self._bg is not None:
+                self._glimpse(pile, frame, feat, moving, self._occluded(colour)[3])
             return events
         if self._bg is None:
             self._bg = colour.copy()
@@ -538,6 +559,8 @@ class Watcher:
                 self._start(frame, feat)
             return events
         self._watch_beside(frame, age, arm, t)
+        if glimpse:
+            self._glimpse(pile, frame, feat, moving, self._over_zone)
         for zone in settled:
             if occluded.get(zone.name):
                 zone.visited = True
@@ -551,6 +574,8 @@ class Watcher:
                 continue
             if zone.name == "discard":
                 events.extend(self._discard(zone, frame, feat, t))
+                if zone.attempts == 0:
+                    zone.glimpses = []  # the visit is dealt with
             else:
                 events.extend(self._reveal(zone, frame, feat, t))
             if zone.ref is feat:  # settled on this frame: keep it whole too (`_face_came`)
@@ -999,7 +1024,77 @@ class Watcher:
                 zone.attempts = 1
                 return []
             return self._take_back(zone, feat, t)
-        return self._lay(zone, best, feat, t)
+        return self._glimpsed(zone, best, feat, t) + self._lay(zone, best, feat, t)
+
+    def _glimpse(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, moving: np.ndarray,
+                 over: np.ndarray) -> None:
+        """Keep a moment the pile is not still, if it shows the pile other than the last kept one
+        where no arm is: two players laying cards within half a second leave no still frame
+        between the cards, only a frame or two between the hands. Of more such moments than
+        GLIMPSES, the one most under arms goes."""
+        import cv2
+
+        arm = cv2.dilate(over.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & zone.mask
+        g = _Glimpse(frame, feat, arm, moving | arm)
+        last = zone.glimpses[-1] if zone.glimpses else None
+        if last is None or self._changed_outside(feat, last.feat, zone, last.arm | arm) >= self.min_change * zone.area:
+            zone.glimpses.append(g)
+            if len(zone.glimpses) > GLIMPSES:
+                zone.glimpses.remove(max(zone.glimpses, key=lambda k: int(k.arm.sum())))
+        elif arm.sum() <= last.arm.sum():
+            zone.glimpses[-1] = g  # the same pile a moment later, as clear: steadier
+
+    def _changed_outside(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, arm: np.ndarray) -> int:
+        """How many zone pixels differ between two feature pictures, after a small shift, but
+        for those under `arm`."""
+        return int((self._changed(a, b, zone, align=True)[1].astype(bool) & ~arm).sum())
+
+    def _glimpsed(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+        """Cards laid and covered during the visit that ends with `best` laid: each kept moment
+        (`_glimpse`) that shows the pile other than both before and now where it was clear is
+        read, and a card read surely there, mostly clear of arms and still, where the pile
+        changed and no card of it lay, was laid before `best`: unless it has gone again (where
+        `best` does not cover it the pile now looks as before), or may be `best` itself (of its
+        name, and not peeking out from under it)."""
+        need = self.min_change * zone.area
+        now = self._changed(feat, zone.ref, zone)[1].astype(bool)
+        events: list[dict] = []
+        for g in zone.glimpses:
+            if (self._changed_outside(g.feat, zone.ref, zone, g.arm) < need
+                    or self._changed_outside(g.feat, feat, zone, g.arm) < need):
+                continue
+            change = self._changed(g.feat, zone.ref, zone)[1]
+            came = [d for d in self._detect(g.frame, "discard")
+                    if d.confidence >= self.lay_sure and not self._too_small(d.box)
+                    and self._cover(change, d.box) >= LAY_CHANGE
+                    and float(g.busy[self._box_mask(d.box)].mean()) <= GLIMPSE_BUSY
+                    and not any(self._where_it_lay(d, c) for c in zone.pile)
+                    and self._beneath(d, best, now)]
+            if came:
+                d = max(came, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
+                events += self._lay(zone, d, g.feat, t, g.frame)
+                zone.ref_frame = g.frame
+        return events
+
+    def _beneath(self, d, best, now: np.ndarray) -> bool:
+        """Whether card `d`, seen before `best` came, is still on the pile under it: not gone where
+        it would peek out, and, of `best`'s name, seen peeking out (else it may be `best` itself,
+        seen before it was straightened)."""
+        peeking = self._peeking(d, best, now)
+        return peeking is True if d.card == best.card else peeking is not False
+
+    def _peeking(self, d, best, now: np.ndarray) -> bool | None:
+        """Whether card `d` peeks out from under `best`: where `best` does not cover its box the
+        pile differs from before (`now`: where it does); None when `best` covers nearly all of it.
+        Both by SAME_COVER, the change a card's coming leaves in its box's middle: a card taken
+        away again leaves the pile as it was, one still there changed it."""
+        x1, y1, x2, y2 = best.box
+        gx, gy = (x2 - x1) * (LEFT_OUTSIDE - 1) / 2, (y2 - y1) * (LEFT_OUTSIDE - 1) / 2  # and its edge and shadow
+        part = self._box_mask(d.box) & ~self._box_mask((x1 - gx, y1 - gy, x2 + gx, y2 + gy))
+        whole = self._box_mask(d.box).sum()
+        if part.sum() < SAME_COVER * whole:
+            return None
+        return float(now[part].mean()) >= SAME_COVER
 
     @staticmethod
     def _unnamed(zone: _ZoneState, feat: np.ndarray) -> None:
@@ -1354,12 +1449,13 @@ class Watcher:
         and a card taken back later then seemed "still there" in that drift."""
         return (np.abs(feat - before).max(axis=2) > 1.0) & zone.mask & self._box_mask(box)
 
-    def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
+    def _lay(self, zone: _ZoneState, best, feat: np.ndarray, t: float, frame: np.ndarray | None = None) -> list[dict]:
         """The card `best` names came to rest on the pile: a `lay`, with its readings. Whether
-        it is a flip or a play, and which reading, is the referee's call."""
+        it is a flip or a play, and which reading, is the referee's call. (`feat`, `frame`: the
+        pile with it on top, if not the frame being looked at.)"""
         mark = self._mark(zone.ref, feat, zone, best.box)
         box = tuple(best.box)
-        zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box), zone.unnamed_from))
+        zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box, frame), zone.unnamed_from))
         self._card_boxes = (self._card_boxes + [box])[-20:]
         zone.ref, zone.unnamed_from = feat, None
         zone.change_done()

@@ -167,7 +167,7 @@ def test_table_habits_lay_cards_face_down_first_and_slide_the_top_card():
     plays = [s for s in steps if s.kind == "play"]
     assert plays and all(s.style == "facedown" for s in plays)
     assert sum(s.kind == "nudge" for s in steps) == sum(s.kind in ("flip", "play") for s in steps)
-    assert with_habits(plan_session(30, seed=4), seed=4, facedown=0.0, nudge=0.0) == plan_session(30, seed=4)
+    assert with_habits(plan_session(30, seed=4), seed=4, facedown=0.0, nudge=0.0, hurry=0.0) == plan_session(30, seed=4)
     game, deal, flip = steps[:3]
     first = next(s for s in steps if s.kind == "play")
     video = TableVideo([game, deal, flip, first, Step("nudge", seat=2)], VideoSpec(seed=4))
@@ -183,6 +183,26 @@ def test_table_habits_lay_cards_face_down_first_and_slide_the_top_card():
     moved = ((tops[-1][1] - laid[1]) ** 2 + (tops[-1][2] - laid[2]) ** 2) ** 0.5
     assert 12 - 1e-6 <= moved <= 30 + 1e-6
     assert [line["type"] for line in video.truth].count("play") == 1
+
+
+def test_table_habits_hurry_a_play_right_after_another():
+    # `bench-watch --habits`: the next player's hand reaches the pile as the last one's goes;
+    # both plays are logged, in order, the second landing well within a second of the first.
+    from companion.synth.tablevideo import TableVideo, VideoSpec, with_habits
+
+    steps = with_habits(plan_session(30, seed=4), seed=4, facedown=0.0, nudge=0.0, hurry=1.0)
+    pairs = [s for s in steps if s.kind == "pair"]
+    assert pairs and all(a.kind == b.kind == "play" and a.seat != b.seat for a, b in (p.pair for p in pairs))
+    plays = [s.card for s in plan_session(30, seed=4) if s.kind == "play"]
+    assert [c for s in steps for c in ([p.card for p in s.pair] if s.kind == "pair" else [s.card] if s.kind == "play" else [])] == plays
+    k = steps.index(pairs[0])
+    video = TableVideo(steps[:k + 1], VideoSpec(seed=4))
+    for _ in video.frames():
+        pass
+    first, second = [line for line in video.truth if line["type"] == "play"][-2:]
+    assert (first["card"], second["card"]) == (pairs[0].pair[0].card, pairs[0].pair[1].card)
+    assert 0.3 <= second["t_land"] - first["t_land"] <= 0.75
+    assert first["t"] <= second["t"]
 
 
 def test_bench_watch_habits_need_the_shipped_model(capsys):

@@ -229,12 +229,13 @@ def _by_hand(tv, add, change) -> None:
 def _watch_pile(frames: list, read=None, camera=None) -> tuple[list[dict], Watcher]:
     """The events of `_pile_session` frames; `read(k, pile)` may change what frame k's
     recognizer finds, `camera(k, picture)` what it is shown."""
-    found: list = []
-    watcher = Watcher(FakeDetector(script=lambda frame: found), Zones.default())
+    shown: dict[int, tuple] = {}  # each picture shown (kept, so that no other takes its id): what is found in it
+    watcher = Watcher(FakeDetector(script=lambda frame: shown[id(frame)][1]), Zones.default())
     events = []
     for k, (picture, pile) in enumerate(frames):
-        found[:] = pile if read is None else read(k, pile)
-        events += watcher.feed(picture if camera is None else camera(k, picture), k / 10.0)
+        picture = picture if camera is None else camera(k, picture)
+        shown[id(picture)] = (picture, pile if read is None else read(k, pile))
+        events += watcher.feed(picture, k / 10.0)
     return events, watcher
 
 
@@ -1536,3 +1537,65 @@ def test_watcher_a_first_card_turned_up_from_face_down_then_gathered_is_no_take_
     _by_hand(tv, add, tv.pile.pop)
     events, _ = _watch_pile(frames, read=lambda k, pile: [d for d in pile if d.card != "back"])
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "yellow_skip")]
+
+
+def _hurried(tv, add, first: tuple, second: tuple, clear: int = 1, taken_back: bool = False) -> None:
+    """Two players lay a card each within half a second: the second arm (from seat 2) comes
+    over the pile as the first (from seat 0) goes, so the pile is never still between the two
+    cards, only clear of arms for `clear` frames. `first`, `second`: (name, dx, dy, angle).
+    `taken_back`: the second hand takes the first card away as it lays its own."""
+    import math
+
+    from companion.synth.tablevideo import Placed
+
+    (cx, cy), palms = tv.pile_centre, []
+    for seat_no, (name, dx, dy, angle) in ((0, first), (2, second)):
+        seat, card = tv._seat_point(seat_no, 4), Placed(name, cx + dx, cy + dy, angle)
+        n = math.hypot(card.cx - seat[0], card.cy - seat[1])
+        palm = (card.cx - (card.cx - seat[0]) / n * 50, card.cy - (card.cy - seat[1]) / n * 50)
+        palms.append((seat, palm, card))
+    (seat_a, palm_a, card_a), (seat_b, palm_b, card_b) = palms
+    add(tv._reach(seat_a, palm_a, tv._hold_card(seat_a, card_a), 0.7))
+    tv.pile.append(card_a)
+    tv._touch()
+    add(list(tv._reach(palm_a, seat_a, lambda pm, u: [], 0.5, seat=seat_a))[:2])  # the first hand going
+    add(tv._idle(clear / 10))
+    add(list(tv._reach(seat_b, palm_b, tv._hold_card(seat_b, card_b), 0.7))[4:])  # the second already near
+    if taken_back:
+        tv.pile.remove(card_a)
+    tv.pile.append(card_b)
+    tv._touch()
+    add(tv._reach(palm_b, seat_b, lambda pm, u: [], 0.5, seat=seat_b))
+    add(tv._idle(1.0))
+
+
+@pytest.mark.parametrize("first,second", [
+    (("blue_reverse", 12, -6, -15), ("yellow_reverse", -14, 9, 10)),
+    (("red_6", -10, 8, 12), ("red_skip", 14, -4, -18)),
+    (("green_7", 8, 10, 20), ("green_7", -12, -8, -5)),  # a jump-in: the same card
+])
+def test_watcher_two_cards_laid_within_half_a_second_are_two_lays(first, second):
+    # Two players lay cards one right after the other (a jump-in, a quick table): the pile is
+    # clear of arms for a moment between the hands but never still. Only the second card was
+    # laid; the first, read surely in that moment and still peeking out, is laid before it.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("blue_5", 0, 0, 5)
+    _hurried(tv, add, first, second)
+    events, _ = _watch_pile(frames)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", first[0]), ("lay", second[0])]
+
+
+@pytest.mark.parametrize("first,second", [
+    (("blue_2", -28, 18, -20), ("blue_9", 20, -10, 15)),  # a player changed their mind
+    (("green_7", 8, 10, 20), ("green_7", -12, -8, -5)),  # the next player straightened the card
+    (("green_7", 0, 6, 6), ("green_7", 0, 0, 0)),  # by a few px: a card of its name, not peeking out
+])
+def test_watcher_a_card_seen_between_two_hands_and_gone_after_is_not_laid(first, second):
+    # A card seen for a moment between two hands and gone again when the pile is still (where
+    # the card that came does not cover it, the pile is as it was before) was not laid there:
+    # only the card that stayed is.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("blue_5", -30, 20, 5)
+    _hurried(tv, add, first, second, taken_back=True)
+    events, _ = _watch_pile(frames)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", second[0])]
