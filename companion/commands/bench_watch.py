@@ -44,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the dark side's cards), drawn with the rendered faces (default classic)")
     parser.add_argument("--habits", action="store_true",
                         help="as real tables play: some cards laid face down first and turned over where they "
-                             "lie, the top card now and then slid by another player straightening the pile "
+                             "lie, the top card now and then slid by another player straightening the pile, "
+                             "some plays hurried (the next hand reaches the pile as the last one goes) "
                              "(needs the shipped model: a truth's boxes do not follow a slid card)")
     parser.add_argument("--real", action="store_true",
                         help="videos of real cards (cut out of the real photos) on real texture photos")

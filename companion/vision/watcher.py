@@ -170,11 +170,12 @@ LEFT_SHIFT = 6
 # its box still overlaps where it lay by this share of itself: a card slid 12-30 px keeps 0.4 or
 # more (probe16's nudge video, 0.42 with the box drawn worst), a card read far off is another.
 SLID_NEAR = 0.25
-# Two cards laid within half a second by two players leave the pile clear of arms for a frame
-# or two between the hands, never still (`Watcher._glimpse`). A card read there counts when no
-# more than GLIMPSE_BUSY of its box is under an arm or moving (a card in a hand is part of its
-# arm; a red skip just laid still settled over 37 % of its box on probe16's jump video: set by
-# reasoning, half). GLIMPSES: the moments kept per visit (the one most under arms goes first).
+# Two cards laid within half a second by two players leave a frame or two between the hands
+# where the first lies still, never a still pile (`Watcher._glimpse`). A card read there counts
+# when no more than GLIMPSE_BUSY of its box moved since the frame before (a card in a moving
+# hand moves with it; a red skip just laid still settled over 37 % of its box on probe16's jump
+# video: set by reasoning, half). GLIMPSES: the moments kept per visit (the one showing least of
+# what came lying still goes first).
 GLIMPSE_BUSY = 0.5
 GLIMPSES = 4
 # A card come to rest near the discard pile but off it (under 40 % on its zone, off the reveal
@@ -227,11 +228,11 @@ class _PileCard:
 
 @dataclass(eq=False)
 class _Glimpse:
-    """The discard pile clear of arms for a moment while it was not still (between two hands)."""
+    """The discard pile seen at a moment while it was not still (between two hands, say)."""
     frame: np.ndarray  # the full frame
     feat: np.ndarray  # its features (work resolution)
-    arm: np.ndarray  # bool: the work pixels under an arm then
-    busy: np.ndarray  # bool: those, and those moving since the frame before
+    busy: np.ndarray  # bool: the work pixels moving since the frame before (grown a little)
+    shown: int  # how many work pixels differ from the pile's last settled picture and lie still
 
 
 @dataclass
@@ -259,7 +260,7 @@ class _ZoneState:
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
     reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
     unnamed_from: np.ndarray | None = None  # discard pile: `ref` before the changes no one could name since
-    glimpses: list[_Glimpse] = field(default_factory=list)  # discard pile: moments clear of arms since it settled
+    glimpses: list[_Glimpse] = field(default_factory=list)  # discard pile: moments seen since it settled (`_glimpse`)
 
     def change_done(self) -> None:
         """The current change is dealt with: no readings of it are pending."""
@@ -485,10 +486,9 @@ class Watcher:
                 zone.arm_held = False
         settled = [z for z in self._zones.values() if z.still >= self.still_frames]
         pile = self._zones.get("discard")
-        glimpse = self._started and pile is not None and pile not in settled and pile.ref is not None
+        if self._started and pile is not None and pile not in settled and pile.ref is not None:
+            self._glimpse(pile, frame, feat, moving)
         if not settled:
-            if glimpse and self._bg is not None:
-                self._glimpse(pile, frame, feat, moving, self._occluded(colour)[3])
             return events
         if self._bg is None:
             self._bg = colour.copy()
@@ -559,8 +559,6 @@ class Watcher:
                 self._start(frame, feat)
             return events
         self._watch_beside(frame, age, arm, t)
-        if glimpse:
-            self._glimpse(pile, frame, feat, moving, self._over_zone)
         for zone in settled:
             if occluded.get(zone.name):
                 zone.visited = True
@@ -1026,23 +1024,23 @@ class Watcher:
             return self._take_back(zone, feat, t)
         return self._glimpsed(zone, best, feat, t) + self._lay(zone, best, feat, t)
 
-    def _glimpse(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, moving: np.ndarray,
-                 over: np.ndarray) -> None:
+    def _glimpse(self, zone: _ZoneState, frame: np.ndarray, feat: np.ndarray, moving: np.ndarray) -> None:
         """Keep a moment the pile is not still, if it shows the pile other than the last kept one
-        where no arm is: two players laying cards within half a second leave no still frame
-        between the cards, only a frame or two between the hands. Of more such moments than
-        GLIMPSES, the one most under arms goes."""
+        where nothing moves: two players laying cards within half a second leave no still frame
+        between the cards, only a frame or two where the first card lies still between the hands
+        (the arm found then takes in the card too: it touches the hands). Of more such moments
+        than GLIMPSES, the one moving most goes."""
         import cv2
 
-        arm = cv2.dilate(over.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & zone.mask
-        g = _Glimpse(frame, feat, arm, moving | arm)
+        busy = cv2.dilate(moving.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & zone.mask
+        g = _Glimpse(frame, feat, busy, self._changed_outside(feat, zone.ref, zone, busy))
         last = zone.glimpses[-1] if zone.glimpses else None
-        if last is None or self._changed_outside(feat, last.feat, zone, last.arm | arm) >= self.min_change * zone.area:
+        if last is None or self._changed_outside(feat, last.feat, zone, last.busy | busy) >= self.min_change * zone.area:
             zone.glimpses.append(g)
             if len(zone.glimpses) > GLIMPSES:
-                zone.glimpses.remove(max(zone.glimpses, key=lambda k: int(k.arm.sum())))
-        elif arm.sum() <= last.arm.sum():
-            zone.glimpses[-1] = g  # the same pile a moment later, as clear: steadier
+                zone.glimpses.remove(min(zone.glimpses, key=lambda k: k.shown))
+        elif g.shown >= last.shown:
+            zone.glimpses[-1] = g  # the same pile, more of what came lying still
 
     def _changed_outside(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, arm: np.ndarray) -> int:
         """How many zone pixels differ between two feature pictures, after a small shift, but
@@ -1051,50 +1049,58 @@ class Watcher:
 
     def _glimpsed(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
         """Cards laid and covered during the visit that ends with `best` laid: each kept moment
-        (`_glimpse`) that shows the pile other than both before and now where it was clear is
-        read, and a card read surely there, mostly clear of arms and still, where the pile
-        changed and no card of it lay, was laid before `best`: unless it has gone again (where
-        `best` does not cover it the pile now looks as before), or may be `best` itself (of its
-        name, and not peeking out from under it)."""
+        (`_glimpse`) that shows the pile other than both before and now where nothing moved is
+        read, and a card read surely there, mostly still, whose middle changed, that is neither a
+        card of the pile where it lay nor `best` where it lies (seen landing), was laid before
+        `best`: unless it has gone again, or may be `best` itself (`_beneath`)."""
         need = self.min_change * zone.area
-        now = self._changed(feat, zone.ref, zone)[1].astype(bool)
+        before = zone.ref
         events: list[dict] = []
         for g in zone.glimpses:
-            if (self._changed_outside(g.feat, zone.ref, zone, g.arm) < need
-                    or self._changed_outside(g.feat, feat, zone, g.arm) < need):
+            if (self._changed_outside(g.feat, zone.ref, zone, g.busy) < need
+                    or self._changed_outside(g.feat, feat, zone, g.busy) < need):
                 continue
             change = self._changed(g.feat, zone.ref, zone)[1]
             came = [d for d in self._detect(g.frame, "discard")
                     if d.confidence >= self.lay_sure and not self._too_small(d.box)
                     and self._cover(change, d.box) >= LAY_CHANGE
                     and float(g.busy[self._box_mask(d.box)].mean()) <= GLIMPSE_BUSY
-                    and not any(self._where_it_lay(d, c) for c in zone.pile)
-                    and self._beneath(d, best, now)]
+                    and not self._same_place(d.box, best.box)
+                    and not any(d.card == c.name and self._same_place(d.box, c.box) for c in zone.pile)
+                    and self._beneath(d, best, self._peeking(d, best, zone, before, g.feat, feat))]
             if came:
                 d = max(came, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
                 events += self._lay(zone, d, g.feat, t, g.frame)
                 zone.ref_frame = g.frame
         return events
 
-    def _beneath(self, d, best, now: np.ndarray) -> bool:
+    @staticmethod
+    def _beneath(d, best, peeking: bool | None) -> bool:
         """Whether card `d`, seen before `best` came, is still on the pile under it: not gone where
-        it would peek out, and, of `best`'s name, seen peeking out (else it may be `best` itself,
-        seen before it was straightened)."""
-        peeking = self._peeking(d, best, now)
+        it would peek out (`_peeking`), and, of `best`'s name, seen peeking out (else it may be
+        `best` itself, seen before it was straightened)."""
         return peeking is True if d.card == best.card else peeking is not False
 
-    def _peeking(self, d, best, now: np.ndarray) -> bool | None:
-        """Whether card `d` peeks out from under `best`: where `best` does not cover its box the
-        pile differs from before (`now`: where it does); None when `best` covers nearly all of it.
-        Both by SAME_COVER, the change a card's coming leaves in its box's middle: a card taken
-        away again leaves the pile as it was, one still there changed it."""
+    def _peeking(self, d, best, zone: _ZoneState, before: np.ndarray, then: np.ndarray, now: np.ndarray) -> bool | None:
+        """Whether card `d`, seen in the pile's picture `then`, peeks out from under `best` now:
+        where `best` (and its edge) does not cover `d`'s box, the pile looks more as `then` than
+        as `before` (its last settled picture), by half as many pixels differing or fewer: a card
+        taken away again leaves it as before. None when `best` covers nearly all of `d`, when the
+        two differ there by less than a card's coming changes its box's middle (SAME_COVER: a blue
+        card's strip on blue cards), or when neither is that much nearer (a green card's white
+        edge and the new card's shadow on green felt)."""
         x1, y1, x2, y2 = best.box
-        gx, gy = (x2 - x1) * (LEFT_OUTSIDE - 1) / 2, (y2 - y1) * (LEFT_OUTSIDE - 1) / 2  # and its edge and shadow
+        gx, gy = (x2 - x1) * (LEFT_OUTSIDE - 1) / 2, (y2 - y1) * (LEFT_OUTSIDE - 1) / 2
         part = self._box_mask(d.box) & ~self._box_mask((x1 - gx, y1 - gy, x2 + gx, y2 + gy))
-        whole = self._box_mask(d.box).sum()
-        if part.sum() < SAME_COVER * whole:
+        if part.sum() < SAME_COVER * self._box_mask(d.box).sum():
             return None
-        return float(now[part].mean()) >= SAME_COVER
+        unlike_then = float(self._changed(now, then, zone)[1].astype(bool)[part].mean())
+        unlike_before = float(self._changed(now, before, zone)[1].astype(bool)[part].mean())
+        if max(unlike_then, unlike_before) < SAME_COVER:
+            return None
+        if 2 * unlike_then <= unlike_before:
+            return True
+        return False if 2 * unlike_before <= unlike_then else None
 
     @staticmethod
     def _unnamed(zone: _ZoneState, feat: np.ndarray) -> None:
@@ -1480,6 +1486,12 @@ class Watcher:
             # and while the top card shows where it lay, the card beneath it peeking out is no
             # news either (nothing changed over it; a new card of its name laid there would)
             found = [d for d in found if not (self._where_it_lay(d, below) and self._cover(change, d.box) < self.same_cover)]
+        if any(self._same_place(d.box, top.box) and d.confidence >= self.lay_sure for d in seen):
+            # and while the top card shows whole where it lay, read surely (nothing lies over it),
+            # no card deeper down peeking out where it lay with nothing changed over it is news
+            # (a real blue draw two three cards down read at 0.96 after a hand went by was laid again)
+            found = [d for d in found if d.card == top.name or self._cover(change, d.box) >= self.same_cover
+                     or not any(self._where_it_lay(d, c) for c in pile[:-1])]
         on_top = [d for d in found if d not in old and box_intersection(d.box, top.box) > 0] if old else []
         top_conf = max(d.confidence for d in (on_top or found))
         for d in found:

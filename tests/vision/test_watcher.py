@@ -1586,16 +1586,40 @@ def test_watcher_two_cards_laid_within_half_a_second_are_two_lays(first, second)
 
 
 @pytest.mark.parametrize("first,second", [
-    (("blue_2", -28, 18, -20), ("blue_9", 20, -10, 15)),  # a player changed their mind
-    (("green_7", 8, 10, 20), ("green_7", -12, -8, -5)),  # the next player straightened the card
-    (("green_7", 0, 6, 6), ("green_7", 0, 0, 0)),  # by a few px: a card of its name, not peeking out
+    (("blue_2", 25, 15, 20), ("blue_9", -10, -5, -5)),  # a player changed their mind: gone from where it lay
+    (("green_7", 8, 10, 20), ("green_7", 0, 0, 0)),  # the next player straightened it: of its name, not peeking out
+    (("red_2", 3, 4, 4), ("red_4", 0, 0, 0)),  # seen where the card that stayed lies: that card, misread landing
 ])
 def test_watcher_a_card_seen_between_two_hands_and_gone_after_is_not_laid(first, second):
     # A card seen for a moment between two hands and gone again when the pile is still (where
-    # the card that came does not cover it, the pile is as it was before) was not laid there:
-    # only the card that stayed is.
+    # the card that came does not cover it, the pile looks as it was before, not as then), or
+    # that may be the card that stayed, was not laid there: only the card that stayed is.
     frames, lay, visit, add, tv = _pile_session(seed=5)
     lay("blue_5", -30, 20, 5)
     _hurried(tv, add, first, second, taken_back=True)
     events, _ = _watch_pile(frames)
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", second[0])]
+
+
+def test_watcher_a_card_two_down_peeking_out_while_the_top_card_shows_whole_is_no_news():
+    # A hand goes over the pile and leaves something by it (a corner of a napkin): the
+    # recognizer reads the top card surely where it lay, and a card two down, peeking out where
+    # it lay, more surely still. Nothing changed over that card and nothing lies over the top
+    # card: it is no card laid (it was laid again).
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("blue_draw_two", 40, -5, 80), ("blue_5", -20, 0, 5), ("green_5", -10, 10, -5)):
+        lay(*card)
+    crumb_from = len(frames)
+    visit()
+
+    def camera(k, picture):
+        if k >= crumb_from + 3:  # put down as the hand passed
+            picture = picture.copy()
+            picture[80:120, 245:275] = (30, 40, 60)
+        return picture
+
+    def read(k, pile):
+        return [Detection(d.card, 0.97 if d.card == "blue_draw_two" else d.confidence, d.box) for d in pile]
+
+    events, _ = _watch_pile(frames, read=read, camera=camera)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_draw_two"), ("lay", "blue_5"), ("lay", "green_5")]
