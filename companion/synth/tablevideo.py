@@ -672,12 +672,7 @@ class TableVideo:
                 yield from self._face_down(seat_pt, p, palm)
             else:
                 yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
-            self.pile.append(p)
-            self._touch()
-            visible = self._log(step.lines[0])
-            visible["t_land"] = round(self._now(), 3)
-            visible["box"] = self._box(p)
-            self._pending.append((visible, "discard"))
+            visible = self._landed(step, p)
             yield from self._linger(seat_pt, palm, [], self.prng.random() < s.linger_rate)
             yield from self._reach(palm, seat_pt, lambda pm, u: [], self.prng.uniform(0.4, 0.7), seat=seat_pt)
             for line in step.lines[1:]:
@@ -735,6 +730,17 @@ class TableVideo:
             yield from self._nudge(seat_pt, lead)
         elif step.kind == "pair":
             yield from self._pair(*step.pair, players=players)
+
+    def _landed(self, step: Step, p: Placed) -> dict:
+        """`step`'s card `p` comes to rest on the pile now: its visible line, logged (at rest once
+        no arm is over the pile)."""
+        self.pile.append(p)
+        self._touch()
+        visible = self._log(step.lines[0])
+        visible["t_land"] = round(self._now(), 3)
+        visible["box"] = self._box(p)
+        self._pending.append((visible, "discard"))
+        return visible
 
     def _landing(self, step: Step) -> Placed:
         """Where a flip or play comes to rest on the pile."""
@@ -813,12 +819,7 @@ class TableVideo:
                     pm = (seat_pt[0] + (palm[0] - seat_pt[0]) * u, seat_pt[1] + (palm[1] - seat_pt[1]) * u)
                     going = (palm_a[0] + (seat_a[0] - palm_a[0]) * u, palm_a[1] + (seat_a[1] - palm_a[1]) * u)
                     yield self._frame((seat_pt, pm), hold(pm, u), others=[(seat_a, going)])
-            self.pile.append(p)
-            self._touch()
-            visible = self._log(step.lines[0])
-            visible["t_land"] = round(self._now(), 3)
-            visible["box"] = self._box(p)
-            self._pending.append((visible, "discard"))
+            self._landed(step, p)
             for line in step.lines[1:]:
                 self._log(line, self._now())
             placed.append((seat_pt, palm))

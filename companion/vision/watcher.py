@@ -1058,21 +1058,36 @@ class Watcher:
         events: list[dict] = []
         for g in zone.glimpses:
             if (self._changed_outside(g.feat, zone.ref, zone, g.busy) < need
-                    or self._changed_outside(g.feat, feat, zone, g.busy) < need):
-                continue
+                    or self._changed_outside(g.feat, feat, zone, g.busy | ~self._box_mask(best.box)) < need):
+                continue  # (a card covered since shows where the new card lies: else nothing to read)
             change = self._changed(g.feat, zone.ref, zone)[1]
             came = [d for d in self._detect(g.frame, "discard")
                     if d.confidence >= self.lay_sure and not self._too_small(d.box)
                     and self._cover(change, d.box) >= LAY_CHANGE
                     and float(g.busy[self._box_mask(d.box)].mean()) <= GLIMPSE_BUSY
                     and not self._same_place(d.box, best.box)
-                    and not any(d.card == c.name and self._same_place(d.box, c.box) for c in zone.pile)
+                    and not self._pile_card(d, zone.pile)
                     and self._beneath(d, best, self._peeking(d, best, zone, before, g.feat, feat))]
             if came:
                 d = max(came, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
                 events += self._lay(zone, d, g.feat, t, g.frame)
                 zone.ref_frame = g.frame
         return events
+
+    def _pile_card(self, d, pile: list[_PileCard]) -> bool:
+        """Whether detection `d` may be a card of the pile seen again: the top card or the one
+        beneath, where it lies whatever the name read (a wild under a card coming over it was read
+        as a yellow reverse); the top card of its name over most of the smaller of the two boxes
+        (boxed anew, bigger, as the next card came: a wild draw four); a card deeper down of its
+        name where it lay. (Deeper cards boxed anew are not told from twins: on rendered piles,
+        whose cards all land within a card of the middle, an older twin overlaps nearly every card.)"""
+        if any(self._same_place(d.box, c.box) for c in pile[-2:]):
+            return True
+        top = pile[-1] if pile else None
+        if top is not None and top.box is not None and d.card == top.name and (
+                box_intersection(d.box, top.box) >= REVEAL_INSIDE * min(box_area(d.box), box_area(top.box))):
+            return True
+        return any(d.card == c.name and self._same_place(d.box, c.box) for c in pile)
 
     @staticmethod
     def _beneath(d, best, peeking: bool | None) -> bool:
