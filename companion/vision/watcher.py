@@ -1075,17 +1075,14 @@ class Watcher:
         return events
 
     def _pile_card(self, d, pile: list[_PileCard]) -> bool:
-        """Whether detection `d` may be a card of the pile seen again: the top card or the one
-        beneath, where it lies whatever the name read (a wild under a card coming over it was read
-        as a yellow reverse); the top card of its name over most of the smaller of the two boxes
-        (boxed anew, bigger, as the next card came: a wild draw four); a card deeper down of its
-        name where it lay. (Deeper cards boxed anew are not told from twins: on rendered piles,
-        whose cards all land within a card of the middle, an older twin overlaps nearly every card.)"""
-        if any(self._same_place(d.box, c.box) for c in pile[-2:]):
-            return True
+        """Whether detection `d` may be a card of the pile seen again: the top card, of its name
+        over most of the smaller of the two boxes (boxed anew, bigger, as the next card came: a
+        real wild draw four), or a card deeper down of its name where it lay. (Deeper cards boxed
+        anew are not told from twins: on rendered piles, whose cards all land within a card of
+        the middle, an older twin overlaps nearly every card.)"""
         top = pile[-1] if pile else None
-        if top is not None and top.box is not None and d.card == top.name and (
-                box_intersection(d.box, top.box) >= REVEAL_INSIDE * min(box_area(d.box), box_area(top.box))):
+        if (top is not None and top.box is not None and d.card == top.name
+                and box_intersection(d.box, top.box) >= REVEAL_INSIDE * min(box_area(d.box), box_area(top.box))):
             return True
         return any(d.card == c.name and self._same_place(d.box, c.box) for c in pile)
 
