@@ -1029,7 +1029,7 @@ class Watcher:
         where nothing moves: two players laying cards within half a second leave no still frame
         between the cards, only a frame or two where the first card lies still between the hands
         (the arm found then takes in the card too: it touches the hands). Of more such moments
-        than GLIMPSES, the one moving most goes."""
+        than GLIMPSES, the one showing least of what came lying still goes."""
         import cv2
 
         busy = cv2.dilate(moving.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & zone.mask
@@ -1042,15 +1042,15 @@ class Watcher:
         elif g.shown >= last.shown:
             zone.glimpses[-1] = g  # the same pile, more of what came lying still
 
-    def _changed_outside(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, arm: np.ndarray) -> int:
+    def _changed_outside(self, a: np.ndarray, b: np.ndarray, zone: _ZoneState, skip: np.ndarray) -> int:
         """How many zone pixels differ between two feature pictures, after a small shift, but
-        for those under `arm`."""
-        return int((self._changed(a, b, zone, align=True)[1].astype(bool) & ~arm).sum())
+        for those in `skip` (bool)."""
+        return int((self._changed(a, b, zone, align=True)[1].astype(bool) & ~skip).sum())
 
     def _glimpsed(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
         """Cards laid and covered during the visit that ends with `best` laid: each kept moment
-        (`_glimpse`) that shows the pile other than both before and now where nothing moved is
-        read, and a card read surely there, mostly still, whose middle changed, that is neither a
+        (`_glimpse`) that shows the pile other than before, and than now where the new card lies,
+        where nothing moved, is read, and a card read surely there, mostly still, whose middle changed, that is neither a
         card of the pile where it lay nor `best` where it lies (seen landing), was laid before
         `best`: unless it has gone again, or may be `best` itself (`_beneath`)."""
         need = self.min_change * zone.area
