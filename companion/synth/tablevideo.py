@@ -663,9 +663,7 @@ class TableVideo:
             return
         if step.kind in ("flip", "play"):
             p = self._landing(step)
-            dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
-            n = math.hypot(dx, dy) or 1.0
-            palm = (p.cx - dx / n * lead, p.cy - dy / n * lead)
+            palm = self._palm_for(seat_pt, p)
             if step.style == "hover":
                 yield from self._hover(seat_pt, p, palm)
             elif step.style == "facedown":
@@ -681,9 +679,7 @@ class TableVideo:
         elif step.kind == "take_back":
             yield from self._idle(self.prng.uniform(0.4, 1.0))
             top = self.pile[-1]
-            dx, dy = top.cx - seat_pt[0], top.cy - seat_pt[1]
-            n = math.hypot(dx, dy) or 1.0
-            palm = (top.cx - dx / n * lead, top.cy - dy / n * lead)
+            palm = self._palm_for(seat_pt, top)
             yield from self._reach(seat_pt, palm, lambda pm, u: [], self.prng.uniform(0.5, 0.8))
             self.pile.pop()
             self._touch()
@@ -730,6 +726,14 @@ class TableVideo:
             yield from self._nudge(seat_pt, lead)
         elif step.kind == "pair":
             yield from self._pair(*step.pair, players=players)
+
+    def _palm_for(self, seat_pt: tuple[float, float], card: Placed) -> tuple[float, float]:
+        """Where the palm of a hand from `seat_pt` is as it lays or takes `card`: short of the
+        card's middle by the lead its fingers hold a card at."""
+        lead = 0.42 * self.spec.card_height
+        dx, dy = card.cx - seat_pt[0], card.cy - seat_pt[1]
+        n = math.hypot(dx, dy) or 1.0
+        return (card.cx - dx / n * lead, card.cy - dy / n * lead)
 
     def _landed(self, step: Step, p: Placed) -> dict:
         """`step`'s card `p` comes to rest on the pile now: its visible line, logged (at rest once
@@ -799,16 +803,13 @@ class TableVideo:
         """Two plays in a hurry: the second player's hand, with its card, reaches the pile in the
         time the first player's hand takes to go (0.4-0.7 s), so the pile is never still between
         the two cards; at most a frame or two clear of both arms."""
-        lead = 0.42 * self.spec.card_height
         placed = []
         for step in (first, second):
             seat_pt = self._seat_point(step.seat, players)
             for line in step.before:
                 self._log(line, self._now())
             p = self._landing(step)
-            dx, dy = p.cx - seat_pt[0], p.cy - seat_pt[1]
-            n = math.hypot(dx, dy) or 1.0
-            palm = (p.cx - dx / n * lead, p.cy - dy / n * lead)
+            palm = self._palm_for(seat_pt, p)
             if step is first:
                 yield from self._reach(seat_pt, palm, self._hold_card(seat_pt, p), self.prng.uniform(0.5, 0.9))
             else:

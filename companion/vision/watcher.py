@@ -1050,24 +1050,26 @@ class Watcher:
     def _glimpsed(self, zone: _ZoneState, best, feat: np.ndarray, t: float) -> list[dict]:
         """Cards laid and covered during the visit that ends with `best` laid: each kept moment
         (`_glimpse`) that shows the pile other than before, and than now where the new card lies,
-        where nothing moved, is read, and a card read surely there, mostly still, whose middle changed, that is neither a
-        card of the pile where it lay nor `best` where it lies (seen landing), was laid before
-        `best`: unless it has gone again, or may be `best` itself (`_beneath`)."""
+        where nothing moved, is read, and a card read surely there, mostly still, whose middle
+        changed, that is neither a card of the pile seen again (`_pile_card`) nor `best` where it
+        lies (seen landing), was laid before `best`: unless it has gone again, or may be `best`
+        itself (`_beneath`)."""
         need = self.min_change * zone.area
-        before = zone.ref
+        unlike_before = self._changed(feat, zone.ref, zone)[1].astype(bool)  # now, against before the visit
         events: list[dict] = []
         for g in zone.glimpses:
             if (self._changed_outside(g.feat, zone.ref, zone, g.busy) < need
                     or self._changed_outside(g.feat, feat, zone, g.busy | ~self._box_mask(best.box)) < need):
                 continue  # (a card covered since shows where the new card lies: else nothing to read)
             change = self._changed(g.feat, zone.ref, zone)[1]
+            unlike_then = self._changed(feat, g.feat, zone)[1].astype(bool)
             came = [d for d in self._detect(g.frame, "discard")
                     if d.confidence >= self.lay_sure and not self._too_small(d.box)
                     and self._cover(change, d.box) >= LAY_CHANGE
                     and float(g.busy[self._box_mask(d.box)].mean()) <= GLIMPSE_BUSY
                     and not self._same_place(d.box, best.box)
                     and not self._pile_card(d, zone.pile)
-                    and self._beneath(d, best, self._peeking(d, best, zone, before, g.feat, feat))]
+                    and self._beneath(d, best, self._peeking(d, best, unlike_then, unlike_before))]
             if came:
                 d = max(came, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
                 events += self._lay(zone, d, g.feat, t, g.frame)
@@ -1093,26 +1095,26 @@ class Watcher:
         `best` itself, seen before it was straightened)."""
         return peeking is True if d.card == best.card else peeking is not False
 
-    def _peeking(self, d, best, zone: _ZoneState, before: np.ndarray, then: np.ndarray, now: np.ndarray) -> bool | None:
-        """Whether card `d`, seen in the pile's picture `then`, peeks out from under `best` now:
-        where `best` (and its edge) does not cover `d`'s box, the pile looks more as `then` than
-        as `before` (its last settled picture), by half as many pixels differing or fewer: a card
-        taken away again leaves it as before. None when `best` covers nearly all of `d`, when the
-        two differ there by less than a card's coming changes its box's middle (SAME_COVER: a blue
-        card's strip on blue cards), or when neither is that much nearer (a green card's white
-        edge and the new card's shadow on green felt)."""
+    def _peeking(self, d, best, unlike_then: np.ndarray, unlike_before: np.ndarray) -> bool | None:
+        """Whether card `d`, seen at a moment between hands, peeks out from under `best` now:
+        where `best` (and its edge) does not cover `d`'s box, the pile looks more as then than as
+        before (its last settled picture), by half as many pixels differing or fewer
+        (`unlike_then`, `unlike_before`: where the pile now differs from each): a card taken away
+        again leaves it as before. None when `best` covers nearly all of `d`, when the two differ
+        there by less than a card's coming changes its box's middle (SAME_COVER: a blue card's
+        strip on blue cards), or when neither is that much nearer (a green card's white edge and
+        the new card's shadow on green felt)."""
         x1, y1, x2, y2 = best.box
         gx, gy = (x2 - x1) * (LEFT_OUTSIDE - 1) / 2, (y2 - y1) * (LEFT_OUTSIDE - 1) / 2
         part = self._box_mask(d.box) & ~self._box_mask((x1 - gx, y1 - gy, x2 + gx, y2 + gy))
         if part.sum() < SAME_COVER * self._box_mask(d.box).sum():
             return None
-        unlike_then = float(self._changed(now, then, zone)[1].astype(bool)[part].mean())
-        unlike_before = float(self._changed(now, before, zone)[1].astype(bool)[part].mean())
-        if max(unlike_then, unlike_before) < SAME_COVER:
+        then, before = float(unlike_then[part].mean()), float(unlike_before[part].mean())
+        if max(then, before) < SAME_COVER:
             return None
-        if 2 * unlike_then <= unlike_before:
+        if 2 * then <= before:
             return True
-        return False if 2 * unlike_before <= unlike_then else None
+        return False if 2 * before <= then else None
 
     @staticmethod
     def _unnamed(zone: _ZoneState, feat: np.ndarray) -> None:
@@ -1494,16 +1496,15 @@ class Watcher:
         # still the news. A box that does not touch the top card is no card laid on the pile.
         seen = [d for d in found if self._where_it_lay(d, top)]
         old = [d for d in seen if not self._same_place(d.box, top.box)]
-        if seen and below is not None and below.name != top.name:
+        if seen:
             # and while the top card shows where it lay, the card beneath it peeking out is no
-            # news either (nothing changed over it; a new card of its name laid there would)
-            found = [d for d in found if not (self._where_it_lay(d, below) and self._cover(change, d.box) < self.same_cover)]
-        if any(self._same_place(d.box, top.box) and d.confidence >= self.lay_sure for d in seen):
-            # and while the top card shows whole where it lay, read surely (nothing lies over it),
-            # no card deeper down peeking out where it lay with nothing changed over it is news
-            # (a real blue draw two three cards down read at 0.96 after a hand went by was laid again)
+            # news either (nothing changed over it; a new card of its name laid there would);
+            # while it shows whole there, read surely (nothing lies over it), no card deeper down
+            # is (a real blue draw two three cards down read at 0.96 after a hand went by was laid again)
+            whole = any(self._same_place(d.box, top.box) and d.confidence >= self.lay_sure for d in seen)
+            beneath = pile[:-1] if whole else pile[-2:-1]
             found = [d for d in found if d.card == top.name or self._cover(change, d.box) >= self.same_cover
-                     or not any(self._where_it_lay(d, c) for c in pile[:-1])]
+                     or not any(self._where_it_lay(d, c) for c in beneath)]
         on_top = [d for d in found if d not in old and box_intersection(d.box, top.box) > 0] if old else []
         top_conf = max(d.confidence for d in (on_top or found))
         for d in found:

@@ -177,12 +177,18 @@ def _lamp(img: np.ndarray) -> np.ndarray:
     return np.clip(img.astype(np.float32) * np.array([0.8, 1.0, 1.25], np.float32) * 1.6, 0, 255).astype(np.uint8)
 
 
+def _palm(seat: tuple[float, float], card) -> tuple[float, float]:
+    """Where the palm of a hand from `seat` is as it lays `card`: 50 px short of its middle."""
+    import math
+
+    n = math.hypot(card.cx - seat[0], card.cy - seat[1])
+    return (card.cx - (card.cx - seat[0]) / n * 50, card.cy - (card.cy - seat[1]) / n * 50)
+
+
 def _pile_session(seed: int = 102) -> tuple:
     """A table and helpers to act on its pile: `lay(name, dx, dy, angle)` lays a card with an
     arm from seat 0, `visit()` reaches over the pile and goes; `frames` collects (picture, the
     pile as a perfect recognizer would read it)."""
-    import math
-
     from companion.synth.tablevideo import Placed
 
     tv = TableVideo([GAME], VideoSpec(seed=seed, camera_bumps=False))
@@ -196,8 +202,7 @@ def _pile_session(seed: int = 102) -> tuple:
 
     def lay(name: str, dx: float, dy: float, angle: float) -> None:
         card = Placed(name, cx + dx, cy + dy, angle)
-        n = math.hypot(card.cx - seat[0], card.cy - seat[1])
-        palm = (card.cx - (card.cx - seat[0]) / n * 50, card.cy - (card.cy - seat[1]) / n * 50)
+        palm = _palm(seat, card)
         add(tv._reach(seat, palm, tv._hold_card(seat, card), 0.7))
         tv.pile.append(card)
         tv._touch()
@@ -1544,16 +1549,12 @@ def _hurried(tv, add, first: tuple, second: tuple, clear: int = 1, taken_back: b
     over the pile as the first (from seat 0) goes, so the pile is never still between the two
     cards, only clear of arms for `clear` frames. `first`, `second`: (name, dx, dy, angle).
     `taken_back`: the second hand takes the first card away as it lays its own."""
-    import math
-
     from companion.synth.tablevideo import Placed
 
     (cx, cy), palms = tv.pile_centre, []
     for seat_no, (name, dx, dy, angle) in ((0, first), (2, second)):
         seat, card = tv._seat_point(seat_no, 4), Placed(name, cx + dx, cy + dy, angle)
-        n = math.hypot(card.cx - seat[0], card.cy - seat[1])
-        palm = (card.cx - (card.cx - seat[0]) / n * 50, card.cy - (card.cy - seat[1]) / n * 50)
-        palms.append((seat, palm, card))
+        palms.append((seat, _palm(seat, card), card))
     (seat_a, palm_a, card_a), (seat_b, palm_b, card_b) = palms
     add(tv._reach(seat_a, palm_a, tv._hold_card(seat_a, card_a), 0.7))
     tv.pile.append(card_a)
