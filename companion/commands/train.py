@@ -45,6 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "as no card (default 0)")
     parser.add_argument("--lr0", type=float, default=None,
                         help="reader only: the starting learning rate (default 0.002, as every shipped model)")
+    parser.add_argument("--teal-share", type=float, default=None,
+                        help="colour only: the share of scenes whose green ink is printed bluer (default 0.3)")
+    parser.add_argument("--teal-max", type=float, default=None,
+                        help="colour only: the most degrees such a green is pulled towards teal (default 24)")
     parser.add_argument("--composites", type=Path, default=None,
                         help="licensed real composites for the reader (default ../shared/data/uno-cards-composites), "
                              "or the crops --cut-composites wrote")
@@ -77,6 +81,10 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("--light is a share from 0 to 1 of the reader's scenes (use it with --reader)")
     if args.lr0 is not None and not (args.reader and 0.0 < args.lr0 < 1.0):
         raise UsageError("--lr0 is a learning rate between 0 and 1 for the reader (use it with --reader)")
+    if args.teal_share is not None and not (args.colour and 0.0 <= args.teal_share <= 1.0):
+        raise UsageError("--teal-share is a share from 0 to 1 of the colour reader's scenes (use it with --colour)")
+    if args.teal_max is not None and not (args.colour and 0.0 <= args.teal_max <= 60.0):
+        raise UsageError("--teal-max is degrees from 0 to 60 (use it with --colour)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if not 0 <= args.hours < float("inf"):  # -1 started generating; NaN and inf are no time either
@@ -123,7 +131,9 @@ def main(args: argparse.Namespace) -> int:
         colour = ColourRecipe(install=args.install, work=args.work if args.work != d.work else c.work,
                               images=given.get("images", c.images), seed=args.seed, device=args.device,
                               workers=args.workers, jobs=args.jobs or c.jobs, model=given.get("model", c.model),
-                              epochs=given.get("epochs", c.epochs), hours=given.get("hours", c.hours) or None, batch=given.get("batch", c.batch))
+                              epochs=given.get("epochs", c.epochs), hours=given.get("hours", c.hours) or None, batch=given.get("batch", c.batch),
+                              teal_share=c.teal_share if args.teal_share is None else args.teal_share,
+                              teal_max=c.teal_max if args.teal_max is None else args.teal_max)
         train_colour(colour)
         return 0
     if args.themed:

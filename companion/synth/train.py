@@ -311,18 +311,25 @@ class ColourRecipe:
     device: str = "cpu"
     workers: int = 2
     jobs: int = 2  # processes drawing the scenes
+    # The share of scenes whose green ink is printed bluer, and by how many degrees at most
+    # (colourcrops.TEAL_SHARE, TEAL_MAX: stage 3's recipe).
+    teal_share: float = 0.3
+    teal_max: float = 24.0
     install: bool = False  # copy the weights into models/ (the shipped ones), not beside the work
 
 
-def _generate_crops(recipe: "ColourRecipe | ThemedRecipe", folder: str, what: str, write_dataset: Callable[..., Path]) -> Path:
+def _generate_crops(recipe: "ColourRecipe | ThemedRecipe", folder: str, what: str, write_dataset: Callable[..., Path],
+                    **options: Any) -> Path:
     """Write a recipe's crops into work/`folder` once (a progress bar counting them)."""
     out = recipe.work / folder
 
     def write() -> None:
         _counted(what, lambda progress: write_dataset(out, recipe.images, recipe.seed, jobs=recipe.jobs,
-                                                      progress=progress))
+                                                      progress=progress, **options))
 
-    _once(out, f"{recipe.images}-{recipe.seed}", write)
+    # a recipe option that changes the crops draws them afresh
+    _once(out, "-".join([str(recipe.images), str(recipe.seed), *(f"{k}={v:g}" for k, v in sorted(options.items()))]),
+          write)
     return out
 
 
@@ -344,7 +351,8 @@ def _counted(what: str, write: Callable[[Callable[[int], None]], object]) -> Non
 def generate_colour(recipe: ColourRecipe) -> Path:
     from companion.synth.colourcrops import write_colour_dataset
 
-    return _generate_crops(recipe, "colour-data", "colour crops", write_colour_dataset)
+    return _generate_crops(recipe, "colour-data", "colour crops", write_colour_dataset,
+                           teal_share=recipe.teal_share, teal_max=recipe.teal_max)
 
 
 def train_colour(recipe: ColourRecipe) -> Path:

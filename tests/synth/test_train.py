@@ -135,7 +135,8 @@ def test_a_card_lying_face_down_is_cut_as_no_card(tmp_path):
 
 @pytest.mark.parametrize("argv", [["--light", "0.5"], ["--reader", "--light", "1.5"], ["--colour", "--light", "0.2"],
                                   ["--backs", "0.3"], ["--reader", "--backs", "2"], ["--lr0", "0.001"],
-                                  ["--reader", "--lr0", "0"]])
+                                  ["--reader", "--lr0", "0"], ["--reader", "--teal-share", "0.5"],
+                                  ["--colour", "--teal-share", "1.5"], ["--colour", "--teal-max", "-3"]])
 def test_train_cli_refuses_light_outside_the_reader_or_a_share(argv, tmp_path):
     from companion.commands import train as command
 
@@ -157,6 +158,34 @@ def test_colour_crops_are_written_one_folder_per_colour(tmp_path):
     assert files and {f.parent.name for f in files} <= set(COLOUR_CLASSES)
     assert {f.parent.parent.name for f in files} <= {"train", "val"}
     assert cv2.imread(str(files[0])).shape == (COLOUR_SIZE, COLOUR_SIZE, 3)
+
+
+@needs_train
+def test_train_colour_flag_takes_stage_3s_teal_greens_unless_told(monkeypatch, tmp_path):
+    run, seen = _train_command(monkeypatch, "train_colour")
+    assert run(["--colour", "--work", str(tmp_path)]) == 0
+    assert (seen[-1].teal_share, seen[-1].teal_max) == (0.3, 24.0)  # as the shipped stage 3
+    assert run(["--colour", "--work", str(tmp_path), "--teal-share", "0.5", "--teal-max", "32"]) == 0
+    assert (seen[-1].teal_share, seen[-1].teal_max) == (0.5, 32.0)
+
+
+def test_colour_crops_print_green_bluer_in_the_share_of_scenes_asked(tmp_path):
+    # Every scene's green pulled towards teal by up to 40 degrees against by none: the same
+    # scenes under the same lights (the same seed), the green crops' hue moves up, red stays.
+    import cv2
+    import numpy as np
+
+    from companion.synth.colourcrops import write_colour_dataset
+
+    def hues(out, colour):
+        pics = [cv2.imread(str(f)) for f in sorted((out / "train" / colour).glob("*.jpg"))]
+        hsv = np.concatenate([cv2.cvtColor(p, cv2.COLOR_BGR2HSV).reshape(-1, 3) for p in pics])
+        return float(np.median(hsv[hsv[:, 1] > 90][:, 0]))
+
+    plain = write_colour_dataset(tmp_path / "plain", scenes=8, seed=5, teal_share=1.0, teal_max=0)
+    teal = write_colour_dataset(tmp_path / "teal", scenes=8, seed=5, teal_share=1.0, teal_max=40)
+    assert hues(teal, "green") > hues(plain, "green") + 4
+    assert hues(teal, "red") == hues(plain, "red")
 
 
 @needs_train
