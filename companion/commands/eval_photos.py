@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader", type=Path, default=None,
                         help="second-stage reader weights (default: the shipped reader, if any)")
     parser.add_argument("--no-reader", action="store_true", help="name cards by the detector alone")
+    parser.add_argument("--colour-reader", type=Path, default=None, metavar="WEIGHTS",
+                        help="colour reader weights (.onnx) to read with (default: the shipped one), "
+                             "to measure a new one before it is installed")
     parser.add_argument("--shifts", nargs="?", const="", default=None, metavar="NAME,NAME",
                         help="robustness benchmark: read every photo as it is (none) and under each fixed "
                              "camera shift (companion/vision/photometric.py), or only the named ones; put it "
@@ -96,7 +99,7 @@ def main(args: argparse.Namespace) -> int:
         sets = [(d, [(f, card) for f, card in pairs if f.resolve() not in taught]) for d, pairs in sets]
     detector = YoloDetector(args.model, conf=args.conf, colour_check=not args.no_colour_check,
                             reader=False if args.no_reader else (args.reader or True),
-                            themed=args.themed or args.rendered in ("flip", "themed"))
+                            colour=args.colour_reader or True, themed=args.themed or args.rendered in ("flip", "themed"))
     out = {}
     if args.rendered:
         from companion.synth.evaluation import rendered_shifts

@@ -78,6 +78,21 @@ def test_eval_photos_cli_bad_folder_is_one_line(tmp_path, capsys, make, message)
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("weights, message", [
+    ("none.onnx", "colour reader not found: {path}"),
+    ("uno-cards-reader.onnx", "uno-cards-reader.onnx is not a colour reader"),
+])
+def test_eval_photos_colour_reader_that_is_not_one_is_one_line(tmp_path, capsys, weights, message):
+    # --colour-reader measures a colour reader before it is installed: a missing file or the
+    # card reader given by mistake is said in one line, and no photo is read
+    from companion.vision.reader import default_reader_weights
+
+    path = tmp_path / weights if weights == "none.onnx" else default_reader_weights()
+    assert cli_main(["eval-photos", str(_tree(tmp_path)), "--colour-reader", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert message.format(path=path) in captured.err and captured.err.count("\n") == 1 and captured.out == ""
+
+
 # --- `--shifts`: the robustness benchmark (camera shifts from companion/vision/photometric.py).
 
 from companion.vision.photometric import SHIFTS  # noqa: E402
