@@ -260,6 +260,9 @@ class _ZoneState:
     shown_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # and where they lay
     reads: list[list[str]] = field(default_factory=list)  # reveal area: readings since it settled
     unnamed_from: np.ndarray | None = None  # discard pile: `ref` before the changes no one could name since
+    # discard pile: `ref` before a change in which no card was found or named since the last lay
+    # (a card laid face down, say: it hides cards of the pile, which show again when it is turned)
+    hidden_from: np.ndarray | None = None
     glimpses: list[_Glimpse] = field(default_factory=list)  # discard pile: moments seen since it settled (`_glimpse`)
 
     def change_done(self) -> None:
@@ -924,7 +927,7 @@ class Watcher:
             # The zone looks as it did with no card on it: the pile was cleared away. Nothing to
             # name, and none of its cards can be taken back. (Whether the next card starts a
             # hand is not the camera's to say: the referee knows.)
-            zone.pile, zone.unnamed_from = [], None
+            zone.pile, zone.unnamed_from, zone.hidden_from = [], None, None
             zone.ref = feat
             return []
         if self._as_before(zone, feat, zone.pile[-1].earlier if zone.pile else None, need):
@@ -939,12 +942,12 @@ class Watcher:
                 zone.pile = []
                 zone.ref = feat
             else:
-                self._unnamed(zone, feat)  # a card laid face down, say
+                self._unnamed(zone, feat, hidden=True)  # a card laid face down, say
             zone.change_done()
             return []
         best = self._pick(found, change, zone.pile)
         agreed = False
-        if (best.confidence < self.lay_confidence or self._too_small(best.box)
+        if best is not None and (best.confidence < self.lay_confidence or self._too_small(best.box)
                 or (best.confidence < self.lay_sure and self._change_inside(change, best.box) <= LAY_CHANGE)):
             # A weak reading: a card still half under the hand that laid it, or a pattern in the
             # table where the pile was gathered up (found small as well as weak, or away from
@@ -969,7 +972,7 @@ class Watcher:
                        key=lambda r: r.confidence, default=None)
             if best is None:
                 log.warning("a change on the discard pile at t=%.1f s could not be named", t)
-                self._unnamed(zone, feat)
+                self._unnamed(zone, feat, hidden=True)
                 zone.change_done()
                 return []
         return self._settled(zone, best, feat, t, change, confirmed=agreed, found=found)
@@ -1055,7 +1058,10 @@ class Watcher:
         lies (seen landing), was laid before `best`: unless it has gone again, or may be `best`
         itself (`_beneath`)."""
         need = self.min_change * zone.area
-        unlike_before = self._changed(feat, zone.ref, zone)[1].astype(bool)  # now, against before the visit
+        # now, against before the visit, or before a card no one named came (laid face down and
+        # now turned over, it hid the cards it lay on: seen again, they are no news)
+        before = zone.ref if zone.hidden_from is None else zone.hidden_from
+        unlike_before = self._changed(feat, before, zone)[1].astype(bool)
         events: list[dict] = []
         for g in zone.glimpses:
             if (self._changed_outside(g.feat, zone.ref, zone, g.busy) < need
@@ -1069,7 +1075,8 @@ class Watcher:
                     and float(g.busy[self._box_mask(d.box)].mean()) <= GLIMPSE_BUSY
                     and not self._same_place(d.box, best.box)
                     and not self._pile_card(d, zone.pile)
-                    and self._beneath(d, best, self._peeking(d, best, unlike_then, unlike_before))]
+                    and self._beneath(d, best, self._peeking(d, best, unlike_then, unlike_before), known=(
+                        zone.hidden_from is not None and any(self._lies_over(d, c) for c in zone.pile)))]
             if came:
                 d = max(came, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
                 events += self._lay(zone, d, g.feat, t, g.frame)
@@ -1082,18 +1089,26 @@ class Watcher:
         real wild draw four), or a card deeper down of its name where it lay. (Deeper cards boxed
         anew are not told from twins: on rendered piles, whose cards all land within a card of
         the middle, an older twin overlaps nearly every card.)"""
-        top = pile[-1] if pile else None
-        if (top is not None and top.box is not None and d.card == top.name
-                and box_intersection(d.box, top.box) >= REVEAL_INSIDE * min(box_area(d.box), box_area(top.box))):
+        if pile and self._lies_over(d, pile[-1]):
             return True
         return any(d.card == c.name and self._same_place(d.box, c.box) for c in pile)
 
     @staticmethod
-    def _beneath(d, best, peeking: bool | None) -> bool:
+    def _lies_over(d, card: _PileCard) -> bool:
+        """Whether detection `d` is of `card`'s name over most of the smaller of their boxes."""
+        return (card.box is not None and d.card == card.name
+                and box_intersection(d.box, card.box) >= REVEAL_INSIDE * min(box_area(d.box), box_area(card.box)))
+
+    @staticmethod
+    def _beneath(d, best, peeking: bool | None, known: bool = False) -> bool:
         """Whether card `d`, seen before `best` came, is still on the pile under it: not gone where
-        it would peek out (`_peeking`), and, of `best`'s name, seen peeking out (else it may be
-        `best` itself, seen before it was straightened)."""
-        return peeking is True if d.card == best.card else peeking is not False
+        it would peek out (`_peeking`), and, of `best`'s name or `known`, seen peeking out (else it
+        may be `best` itself, seen before it was straightened, or a card of the pile uncovered).
+        `known`: something no one could name came on the pile before `best` (a card laid face
+        down, now turned over), and `d` is of the name of a pile card lying over most of it: the
+        back hid it, and lifted, showed it again (a real wild draw four four cards down, boxed
+        taller as the back was turned, was laid again)."""
+        return peeking is True if known or d.card == best.card else peeking is not False
 
     def _peeking(self, d, best, unlike_then: np.ndarray, unlike_before: np.ndarray) -> bool | None:
         """Whether card `d`, seen at a moment between hands, peeks out from under `best` now:
@@ -1117,12 +1132,15 @@ class Watcher:
         return False if 2 * before <= then else None
 
     @staticmethod
-    def _unnamed(zone: _ZoneState, feat: np.ndarray) -> None:
+    def _unnamed(zone: _ZoneState, feat: np.ndarray, hidden: bool = False) -> None:
         """The pile's new picture is `feat`, though no card was named for the change: the
         picture from before the first such change is kept (`unnamed_from`), for the next card
-        laid (a card laid face down, then turned over and taken back, leaves that picture)."""
+        laid (a card laid face down, then turned over and taken back, leaves that picture).
+        `hidden`: no card was found or named in the change (not the top card seen again)."""
         if zone.unnamed_from is None:
             zone.unnamed_from = zone.ref
+        if hidden and zone.hidden_from is None:
+            zone.hidden_from = zone.ref
         zone.ref = feat
 
     def _top_now_at(self, zone: _ZoneState, top: _PileCard, box, feat: np.ndarray, remark: bool) -> list[dict]:
@@ -1456,7 +1474,7 @@ class Watcher:
 
     def _take_back(self, zone: _ZoneState, feat: np.ndarray, t: float) -> list[dict]:
         zone.pile.pop()
-        zone.unnamed_from = None
+        zone.unnamed_from = zone.hidden_from = None
         zone.ref = feat
         zone.change_done()
         return [{"type": "take_back", "t": round(t, 3)}]
@@ -1477,7 +1495,7 @@ class Watcher:
         box = tuple(best.box)
         zone.pile.append(_PileCard(best.card, zone.ref, box, mark, best.readings(), self._face(box, frame), zone.unnamed_from))
         self._card_boxes = (self._card_boxes + [box])[-20:]
-        zone.ref, zone.unnamed_from = feat, None
+        zone.ref, zone.unnamed_from, zone.hidden_from = feat, None, None
         zone.change_done()
         top = [[name, round(float(p), 4)] for name, p in best.readings()]
         return [{"type": "lay", "card": best.card, "t": round(t, 3), "top": top}]
@@ -1485,6 +1503,14 @@ class Watcher:
     def _pick(self, found: list, change: np.ndarray, pile: list[_PileCard] | None = None):
         """The detection the change is about: most of its box changed, best confidence first.
         `pile`: the cards on the pile before the change, the top one last."""
+        # A card deeper in the pile than the one beneath the top, read again where it lay, whose
+        # box's middle did not change as a card's coming changes it (LAY_CHANGE), is no news
+        # whatever now lies over the top card (a card laid face down hid the top card and left a
+        # real blue draw two four cards down peeking out, read at 0.94 and laid; a twin laid on
+        # top near where the first lay changes its middle). The card beneath the top one where
+        # it lay is the take-back's to judge (`_settled`).
+        found = [d for d in found if self._cover(change, d.box) >= LAY_CHANGE
+                 or not any(d.card == c.name and self._same_place(d.box, c.box) for c in (pile or [])[:-2])]
         if not found:
             return None
         best, best_score = None, 0.0

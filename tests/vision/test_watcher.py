@@ -1517,6 +1517,80 @@ def test_watcher_a_twin_laid_as_the_first_card_is_jolted_a_few_px_is_a_lay(jolt,
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "red_2"), ("lay", "red_5"), ("lay", "red_5")]
 
 
+def test_watcher_a_card_laid_face_down_leaving_a_deeper_card_peeking_out_is_no_card_till_turned():
+    # A player lays a card face down over the top card and turns it over a moment later. While
+    # the back lies there, the recognizer names no card in it, only a card three down peeking out
+    # where it lay, surely: that card was laid a second time (a real blue draw two, at 0.94).
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("red_4", 46, 6, 12), ("blue_6", -10, -5, 30), ("green_3", -12, -2, 10), ("back", -14, -4, -8)):
+        lay(*card)
+    back = tv.pile[-1]
+    add(tv._idle(1.5))
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, Placed("yellow_skip", back.cx, back.cy, back.angle)))
+
+    def read(k, pile):
+        if pile and pile[0].card == "back":
+            return [Detection(d.card, 0.94, d.box) for d in pile if d.card == "red_4"]
+        return pile[:1]
+
+    events, _ = _watch_pile(frames, read=read)
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3"), ("lay", "yellow_skip")]
+
+
+def test_watcher_cards_a_face_down_card_hid_seen_again_as_it_is_turned_are_not_laid_again():
+    # A card laid face down hides part of the cards beneath (no card is read in it); the hand
+    # comes back, lifts it, turns it over and lays it down. While the hand is there, the wild
+    # draw four it half hid shows again, boxed taller than it was: it was laid a second time
+    # (a real one, read at 0.93).
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("wild_draw_four", 22, -18, 10), ("red_4", -10, 5, 20), ("green_3", -12, 0, -10), ("back", 0, -4, 5)):
+        lay(*card)
+    add(tv._idle(1.5))
+    back, seat = tv.pile.pop(), tv._seat_point(0, 4)
+    palm = (back.cx - 20, back.cy + 30)
+    add(tv._reach(seat, palm, lambda pm, u: [], 0.6))
+    tv._touch()
+    lifted = Placed("blue_1", back.cx, back.cy, back.angle + 8)
+    turned = len(frames) + 2  # lifted a little, turned over: the back, then the face
+    add(tv._frame((seat, palm), [Placed(name, back.cx, back.cy, back.angle + 8)])
+        for name in ("back", "back", "blue_1", "blue_1"))
+    tv.pile.append(Placed("blue_1", back.cx, back.cy, back.angle))
+    tv._touch()
+    add(tv._reach(palm, seat, lambda pm, u: [], 0.5, seat=seat))
+    add(tv._idle(1.0))
+
+    def read(k, pile):
+        if pile and pile[0].card == "back":
+            return []
+        if k in (turned, turned + 1):
+            wdf = next(d for d in pile if d.card == "wild_draw_four")
+            x1, y1, x2, y2 = wdf.box
+            return [Detection("blue_1", 0.95, tuple(float(v) for v in tv._box(lifted))),
+                    Detection("wild_draw_four", 0.93, (x1 + 10, y1, x2, y2 + 40))]
+        return pile[:1]
+
+    events, _ = _watch_pile(frames, read=read)
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "wild_draw_four"), ("lay", "red_4"), ("lay", "green_3"), ("lay", "blue_1")]
+
+
+def test_watcher_a_twin_laid_over_where_its_namesake_lies_three_down_is_laid():
+    # The first yellow 8 lies three cards down; the second lands almost where it lay. A card
+    # of the pile read again where it lay is no news, but this one's face came over the cards
+    # above the first: its box's middle changed.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("yellow_8", 0, 0, 5), ("green_2", 12, -8, 30), ("green_4", -12, 6, -25), ("yellow_8", 2, 1, 7)):
+        lay(*card)
+    events, _ = _watch_pile(frames)
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "yellow_8"), ("lay", "green_2"), ("lay", "green_4"), ("lay", "yellow_8")]
+
+
 def test_watcher_a_card_laid_on_a_card_left_face_down_and_taken_back_is_a_take_back():
     # A card left face down on the pile covers the card beneath's face: the card laid on it and
     # taken back leaves the pile as it was before it came, which is enough. (The card beneath
