@@ -108,6 +108,11 @@ LAY_SURE = REVEAL_SURE
 SAME_COVER = 0.2
 LAY_SIZE = 0.4
 LAY_CHANGE = 0.5
+# A card laid changes the pile under itself: of a settled change, this share or more lies in
+# the box of a card of the pile's name read again where it lay, if that card was laid anew
+# (twins laid on top of the pile near their namesakes three down, real cards: 0.99; the
+# change a card laid face down made, in the boxes of cards it half hid: 0.51 and less).
+OWN_CHANGE = 0.8
 
 # FACE_SAME: a card laid squarely on one of its colour (a red 8 on a red 5, 3 degrees apart)
 # changes only its symbol, too little for the pile's small picture (not one pixel of it
@@ -912,7 +917,8 @@ class Watcher:
                 if faint or self._faces_differ(top.face, face):
                     found = self._detect(frame, "discard")
                     best = self._pick(found, change, zone.pile)
-                    if best is not None and best.card != top.name and (faint or self._other_card(top, best)):
+                    if (best is not None and not self._weak(best, change) and best.card != top.name
+                            and (faint or self._other_card(top, best))):
                         return self._settled(zone, best, feat, t, change, found=found)
                     top.face = face
             zone.ref = feat  # nothing new: follow slow drift of light and shadow
@@ -947,11 +953,7 @@ class Watcher:
             return []
         best = self._pick(found, change, zone.pile)
         agreed = False
-        if best is not None and (best.confidence < self.lay_confidence or self._too_small(best.box)
-                or (best.confidence < self.lay_sure and self._change_inside(change, best.box) <= LAY_CHANGE)):
-            # A weak reading: a card still half under the hand that laid it, or a pattern in the
-            # table where the pile was gathered up (found small as well as weak, or away from
-            # where the pile changed). No card.
+        if best is not None and self._weak(best, change):
             best = None
         if best is None or best.confidence < self.lay_sure:
             # Not sure: the pile is read again on the next still frames until two readings
@@ -1503,13 +1505,13 @@ class Watcher:
     def _pick(self, found: list, change: np.ndarray, pile: list[_PileCard] | None = None):
         """The detection the change is about: most of its box changed, best confidence first.
         `pile`: the cards on the pile before the change, the top one last."""
-        # A card deeper in the pile than the one beneath the top, read again where it lay, whose
-        # box's middle did not change as a card's coming changes it (LAY_CHANGE), is no news
-        # whatever now lies over the top card (a card laid face down hid the top card and left a
-        # real blue draw two four cards down peeking out, read at 0.94 and laid; a twin laid on
-        # top near where the first lay changes its middle). The card beneath the top one where
-        # it lay is the take-back's to judge (`_settled`).
-        found = [d for d in found if self._cover(change, d.box) >= LAY_CHANGE
+        # A card deeper in the pile than the one beneath the top, read again where it lay, is no
+        # news unless the change lies in its box, as a card laid changes the pile only under
+        # itself (OWN_CHANGE): a card laid face down hid the top card and half of a real blue
+        # five four cards down, and a blue draw two peeking out, read at 0.90 and 0.94, were
+        # laid. (A twin laid on top near where the first lay: 0.99 of the change in its box.)
+        # The card beneath the top one where it lay is the take-back's to judge (`_settled`).
+        found = [d for d in found if self._change_inside(change, d.box) >= OWN_CHANGE
                  or not any(d.card == c.name and self._same_place(d.box, c.box) for c in (pile or [])[:-2])]
         if not found:
             return None
@@ -1551,6 +1553,14 @@ class Watcher:
             if news:
                 best = max(news, key=lambda d: d.confidence * (0.2 + self._cover(change, d.box)))
         return best
+
+    def _weak(self, d, change: np.ndarray) -> bool:
+        """Whether reading `d` of a changed pile is no card: a card still half under the hand
+        that laid it, or a pattern in the table where the pile was gathered up (found small as
+        well as weak, or away from where the pile changed), or the strip of an old card peeking
+        out beside a card laid face down (read at 0.29, nothing changed in its box)."""
+        return (d.confidence < self.lay_confidence or self._too_small(d.box)
+                or (d.confidence < self.lay_sure and self._change_inside(change, d.box) <= LAY_CHANGE))
 
     def _where_it_lay(self, d, card: _PileCard | None) -> bool:
         """Whether detection `d` is `card` where it lay: its name, and its box mostly inside

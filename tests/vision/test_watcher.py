@@ -1579,6 +1579,29 @@ def test_watcher_cards_a_face_down_card_hid_seen_again_as_it_is_turned_are_not_l
         ("lay", "wild_draw_four"), ("lay", "red_4"), ("lay", "green_3"), ("lay", "blue_1")]
 
 
+def test_watcher_a_weak_reading_beside_a_card_laid_face_down_is_no_card_after_it_is_straightened():
+    # A card lies face down on the pile; a hand straightens it by 3 px and goes: a faint change,
+    # worth a look for a card laid squarely on the top one. The strip of an old blue card at
+    # the pile's edge, read as a blue 0 at 0.29 where nothing changed, was laid.
+    from companion.synth.tablevideo import Placed
+
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("red_4", 15, 10, -25), ("blue_6", 0, -5, 30), ("green_3", 8, -8, 10), ("back", 4, -4, -8)):
+        lay(*card)
+    visited, back = len(frames), tv.pile[-1]
+    _by_hand(tv, add, lambda: tv.pile.__setitem__(-1, Placed("back", back.cx + 3, back.cy + 2, back.angle + 1)))
+    strip = tuple(float(v) for v in tv._box(tv.pile[1]))
+    strip = (strip[2] - 20, strip[1] + 20, strip[2] + 10, strip[3] - 10)
+
+    def read(k, pile):
+        if pile and pile[0].card == "back":
+            return [Detection("blue_0", 0.29, strip)] if k >= visited else []
+        return pile[:1]
+
+    events, _ = _watch_pile(frames, read=read)
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3")]
+
+
 def test_watcher_a_twin_laid_over_where_its_namesake_lies_three_down_is_laid():
     # The first yellow 8 lies three cards down; the second lands almost where it lay. A card
     # of the pile read again where it lay is no news, but this one's face came over the cards
