@@ -1510,9 +1510,13 @@ class Watcher:
         # itself (OWN_CHANGE): a card laid face down hid the top card and half of a real blue
         # five four cards down, and a blue draw two peeking out, read at 0.90 and 0.94, were
         # laid. (A twin laid on top near where the first lay: 0.99 of the change in its box.)
-        # The card beneath the top one where it lay is the take-back's to judge (`_settled`).
+        # The top card and the one beneath it where they lay are judged below and in `_settled`
+        # (the take-back's), even where a twin of theirs lies deeper (a red 5 on top, an older
+        # red 5 where it lay: the top card filtered as the deeper one, a weak yellow 5 was laid).
+        pile = pile or []
         found = [d for d in found if self._change_inside(change, d.box) >= OWN_CHANGE
-                 or not any(d.card == c.name and self._same_place(d.box, c.box) for c in (pile or [])[:-2])]
+                 or any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[-2:])
+                 or not any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[:-2])]
         if not found:
             return None
         best, best_score = None, 0.0
@@ -1534,7 +1538,13 @@ class Watcher:
             found = [d for d in found if d.card == top.name or self._cover(change, d.box) >= self.same_cover
                      or not any(self._where_it_lay(d, c) for c in beneath)]
         on_top = [d for d in found if d not in old and box_intersection(d.box, top.box) > 0] if old else []
-        top_conf = max(d.confidence for d in (on_top or found))
+        # A card under the top one where it lay, nothing changed over it, sets no bar either: a
+        # green 9 laid on a green 5 and read at 0.79 went unseen under the green 8 beneath peeking
+        # out, read at 1.0, and the pile was taken for the 5 taken back. (The top card where it
+        # lay does: a card beneath it, moved, read weakly, is no news.)
+        bar = [d for d in (on_top or found) if self._cover(change, d.box) >= self.same_cover
+               or not any(self._where_it_lay(d, c) for c in pile[:-1])]
+        top_conf = max(d.confidence for d in (bar or on_top or found))
         for d in found:
             if d.confidence < 0.8 * top_conf:
                 continue  # a card peeking from under the top one

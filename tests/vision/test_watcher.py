@@ -1602,6 +1602,43 @@ def test_watcher_a_weak_reading_beside_a_card_laid_face_down_is_no_card_after_it
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "red_4"), ("lay", "blue_6"), ("lay", "green_3")]
 
 
+def test_watcher_a_card_read_unsurely_over_one_whose_card_beneath_reads_surely_is_laid():
+    # A green 9 laid over a green 5 reads at 0.79; the green 8 beneath, peeking out where it lay
+    # with nothing changed over it, reads at 1.0. The 9 was dropped as a card peeking from under
+    # a surer one, and the 8 was laid again (on a real table: taken for the 5 taken back).
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    for card in (("red_4", 15, 10, -25), ("green_8", -30, -34, 5), ("green_5", 6, 8, 10)):
+        lay(*card)
+    laid = len(frames)
+    lay("green_9", 20, 14, 25)
+
+    def read(k, pile):
+        if k < laid:
+            return pile[:1]
+        return [Detection(d.card, {"green_9": 0.79, "green_8": 1.0}[d.card], d.box)
+                for d in pile if d.card in ("green_9", "green_8")]
+
+    events, _ = _watch_pile(frames, read=read)
+    assert [(e["type"], e.get("card")) for e in events] == [
+        ("lay", "red_4"), ("lay", "green_8"), ("lay", "green_5"), ("lay", "green_9")]
+
+
+def test_watcher_the_top_card_where_a_twin_lies_deeper_is_still_the_top_card():
+    # A red 5 on top lies where an older red 5 lay, three down. After a faint change beside it,
+    # the pile read again gives the top card, surely, and a yellow 5 weakly in a box round the
+    # pile: the top card was dropped as the deeper red 5 seen again, and the yellow 5 was laid.
+    from companion.vision.watcher import _PileCard
+
+    watcher = Watcher(FakeDetector(script=lambda frame: []), Zones.default())
+    watcher.feed(np.full((480, 640, 3), 90, np.uint8), 0.0)
+    pile = [_PileCard("red_5", None, (300, 114, 393, 236)), _PileCard("yellow_2", None, (299, 119, 384, 238)),
+            _PileCard("red_5", None, (309, 122, 385, 236)), _PileCard("red_5", None, (298, 112, 392, 234))]
+    change = np.zeros(watcher._shape, np.uint8)
+    change[12:20, 58:66] = 1  # the pile's upper left, outside the red 5
+    found = [Detection("red_5", 1.0, (298, 113, 392, 235)), Detection("yellow_5", 0.8, (226, 39, 370, 251))]
+    assert watcher._pick(found, change, pile).card == "red_5"
+
+
 def test_watcher_a_twin_laid_over_where_its_namesake_lies_three_down_is_laid():
     # The first yellow 8 lies three cards down; the second lands almost where it lay. A card
     # of the pile read again where it lay is no news, but this one's face came over the cards
