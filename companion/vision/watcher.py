@@ -108,6 +108,11 @@ LAY_SURE = REVEAL_SURE
 SAME_COVER = 0.2
 LAY_SIZE = 0.4
 LAY_CHANGE = 0.5
+# A card laid changes the pile under itself: of a settled change, this share or more lies in
+# the box of a card of the pile's name read again where it lay, if that card was laid anew
+# (twins laid on top of the pile near their namesakes three down, real cards: 0.99; the
+# change a card laid face down made, in the boxes of cards it half hid: 0.51 and less).
+OWN_CHANGE = 0.8
 
 # FACE_SAME: a card laid squarely on one of its colour (a red 8 on a red 5, 3 degrees apart)
 # changes only its symbol, too little for the pile's small picture (not one pixel of it
@@ -1501,15 +1506,15 @@ class Watcher:
         """The detection the change is about: most of its box changed, best confidence first.
         `pile`: the cards on the pile before the change, the top one last."""
         # A card deeper in the pile than the one beneath the top, read again where it lay, is no
-        # news unless its box's middle changed as a card's coming changes it (LAY_CHANGE): a card
-        # laid face down hid the top card and left a real blue draw two four cards down peeking
-        # out, read at 0.94 (middle changed 0.35), and it was laid. (A twin laid on top near
-        # where its namesake lay changes its middle: real ones 0.59 and 0.66.) The top card and
-        # the one beneath it where they lay are judged below and in `_settled` (the take-back's),
-        # even where a twin of theirs lies deeper (a red 5 on top, an older red 5 where it lay:
-        # the top card filtered as the deeper one, a weak yellow 5 was laid).
+        # news unless the change lies in its box, as a card laid changes the pile only under
+        # itself (OWN_CHANGE): a card laid face down hid the top card and half of a real blue
+        # five four cards down, and a blue draw two peeking out, read at 0.90 and 0.94, were
+        # laid. (A twin laid on top near where the first lay: 0.99 of the change in its box.)
+        # The top card and the one beneath it where they lay are judged below and in `_settled`
+        # (the take-back's), even where a twin of theirs lies deeper (a red 5 on top, an older
+        # red 5 where it lay: the top card filtered as the deeper one, a weak yellow 5 was laid).
         pile = pile or []
-        found = [d for d in found if self._cover(change, d.box) >= LAY_CHANGE
+        found = [d for d in found if self._change_inside(change, d.box) >= OWN_CHANGE
                  or any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[-2:])
                  or not any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[:-2])]
         if not found:
