@@ -110,8 +110,10 @@ LAY_SIZE = 0.4
 LAY_CHANGE = 0.5
 # A card laid changes the pile under itself: of a settled change, this share or more lies in
 # the box of a card of the pile's name read again where it lay, if that card was laid anew
-# (twins laid on top of the pile near their namesakes three down, real cards: 0.99; the
-# change a card laid face down made, in the boxes of cards it half hid: 0.51 and less).
+# (twins laid on top of the pile near their namesakes three down, real cards: 0.99, and one
+# at 0.6, missed; the change a card laid face down made, in the boxes of cards it half hid:
+# 0.51 and less). Their middles changed too little to tell them (twins 0.44 to 0.66, hidden
+# cards 0.35 and 0.50): with that measure instead the real-card bench missed two twins.
 OWN_CHANGE = 0.8
 
 # FACE_SAME: a card laid squarely on one of its colour (a red 8 on a red 5, 3 degrees apart)
