@@ -1523,7 +1523,6 @@ class Watcher:
             return None
         best, best_score = None, 0.0
         top = pile[-1] if pile else None
-        below = pile[-2] if pile and len(pile) > 1 else None
         # The top card seen again where it lay, but only the part a new card leaves showing
         # (boxed smaller, inside its old box), sets no bar for a card lying over it: a new card
         # read less surely than the one peeking from under it (a card in a hand's shadow) is
