@@ -1013,8 +1013,8 @@ class Watcher:
                 self._unnamed(zone, feat)
                 return self._top_now_at(zone, top, best.box, feat, remark=moved)
         below = zone.pile[-2] if len(zone.pile) > 1 else None
-        if (top is not None and below is not None and best.card == below.name != top.name
-                and self._same_place(best.box, below.box) and not self._still_there(zone, top, best, feat)):
+        if (top is not None and below is not None and below.name != top.name
+                and self._is_where_it_lay(best, below) and not self._still_there(zone, top, best, feat)):
             # the card beneath, where it lay: the top card was taken back, though the picture
             # is not quite the one from before it came (light, a shadow, a nudge meanwhile).
             # Said on the reading alone, so only when a second reading agrees: a card peeking
@@ -1095,7 +1095,11 @@ class Watcher:
         the middle, an older twin overlaps nearly every card.)"""
         if pile and self._lies_over(d, pile[-1]):
             return True
-        return any(d.card == c.name and self._same_place(d.box, c.box) for c in pile)
+        return any(self._is_where_it_lay(d, c) for c in pile)
+
+    def _is_where_it_lay(self, d, card: _PileCard) -> bool:
+        """Whether detection `d` is `card` seen again: of its name, at its place."""
+        return d.card == card.name and self._same_place(d.box, card.box)
 
     @staticmethod
     def _lies_over(d, card: _PileCard) -> bool:
@@ -1517,8 +1521,8 @@ class Watcher:
         # red 5 where it lay: the top card filtered as the deeper one, a weak yellow 5 was laid).
         pile = pile or []
         found = [d for d in found if self._change_inside(change, d.box) >= OWN_CHANGE
-                 or any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[-2:])
-                 or not any(d.card == c.name and self._same_place(d.box, c.box) for c in pile[:-2])]
+                 or any(self._is_where_it_lay(d, c) for c in pile[-2:])
+                 or not any(self._is_where_it_lay(d, c) for c in pile[:-2])]
         if not found:
             return None
         best, best_score = None, 0.0
