@@ -16,6 +16,7 @@ from typing import Any, Callable, Protocol, Sequence
 import cv2
 import numpy as np
 
+from companion.vision.calibration import SURE
 from companion.vision.crops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.referee.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError, InputFileError
@@ -338,9 +339,11 @@ class YoloDetector:
         symbols = dict(zip(classic, fused))
         sure_of = dict(zip(classic, sure_read))
         best = {i: names[int(p.argmax())] for i, p in symbols.items()}
-        # Only boxes read as a coloured card's symbol teach the table's colours (not clutter, a wild
-        # or a themed card: a Flip's teal side must not pull the blue group).
-        coloured = [best[i] not in CARD_NAMES and best[i] != NONE for i in classic]
+        # Only boxes read surely as a coloured card's symbol teach the table's colours (not clutter,
+        # a wild or a themed card: a Flip's teal side must not pull the blue group). Surely (the
+        # reader at SURE or more): boxes of a honeycomb table, read as some symbol at 0.1-0.4 and
+        # "yellow" every frame, dragged the yellow group onto the table on the real-card bench.
+        coloured = [best[i] not in CARD_NAMES and best[i] != NONE and sure_of[i] >= SURE for i in classic]
         read_colours = self._colours([crops[i] for i in classic], coloured)
         colours = dict(zip(classic, read_colours)) if read_colours is not None else {}
         out: list[Detection] = []
@@ -466,7 +469,7 @@ class YoloDetector:
         reads = self.colour_reader.probabilities(crops)
         if self.calibration is None and not self.learn_colours:
             return reads
-        from companion.vision.calibration import SURE, PlayCalibrator, ink
+        from companion.vision.calibration import PlayCalibrator, ink
         from companion.vision.crops import COLOUR_CLASSES
 
         inks = [ink(c) for c in crops]
@@ -486,8 +489,11 @@ class YoloDetector:
         calibrated = self.calibration.probabilities(np.stack(inks)) * np.clip(reads, 1e-6, 1.0)
         calibrated /= calibrated.sum(axis=1, keepdims=True)
         if self.learn_colours:
-            for value, p, taught in zip(inks, calibrated, teach):
-                if taught and p.max() >= SURE:
+            # Only where both witnesses agree: a group that outweighs the reader must not then
+            # teach itself (a blue cast on a card's white measured as its "ink" took the blue
+            # group over green cards, which then read blue and pulled it further).
+            for value, p, alone, taught in zip(inks, calibrated, reads, teach):
+                if taught and p.max() >= SURE and p.argmax() == alone.argmax():
                     self.calibration.follow(value, COLOUR_CLASSES[int(p.argmax())])
         return calibrated
 

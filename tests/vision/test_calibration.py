@@ -254,6 +254,46 @@ def test_only_cards_read_as_coloured_teach_the_table_its_colours():
     assert len(offered) == 2
 
 
+def test_only_cards_read_surely_move_the_table_colours_in_play():
+    # Boxes of a honeycomb table, read as some symbol at 0.1-0.4 and "yellow" every frame,
+    # dragged the yellow group onto the table on the real-card bench: only boxes whose symbol
+    # the reader is sure of may move the groups; unsure ones are still read, with the groups as
+    # they are.
+    from companion.vision.detector import YoloDetector
+
+    detector = YoloDetector(conf=0.1, learn_colours=True)
+    detector.calibrate([_table(CALIBRATION_CARDS)])
+    followed: list[str] = []
+    follow = detector.calibration.follow
+    detector.calibration.follow = lambda value, colour: (followed.append(colour), follow(value, colour))
+    symbols = detector._symbols
+
+    def unsure(frame, boxes, crops):
+        fused, sure_of = symbols(frame, boxes, crops)
+        return fused, [0.4 * p for p in sure_of]
+
+    detector._symbols = unsure
+    assert _reads(detector, _table(PLAY_CARDS, seed=1)) == PLAY_CARDS
+    assert followed == []
+    detector._symbols = symbols
+    assert _reads(detector, _table(PLAY_CARDS, seed=2)) == PLAY_CARDS
+    assert followed  # read surely, with the reader agreeing: the groups follow the light
+
+
+def test_the_table_colours_follow_only_where_the_reader_agrees():
+    # Under the cast the reader alone names the green 7 blue and the red 9 yellow; the groups
+    # name them right, but two witnesses disagreeing is no lesson for the groups.
+    from companion.vision.detector import YoloDetector
+
+    detector = YoloDetector(conf=0.1, learn_colours=True)
+    detector.calibrate([_table(CALIBRATION_CARDS)])
+    followed: list[str] = []
+    follow = detector.calibration.follow
+    detector.calibration.follow = lambda value, colour: (followed.append(colour), follow(value, colour))
+    assert _reads(detector, _table(PLAY_CARDS, seed=2)) == PLAY_CARDS
+    assert "green" not in followed and "red" not in followed
+
+
 def test_eval_photos_calibrate_reads_a_cast_camera_as_a_set_up_table_would(tmp_path, capsys):
     """The benchmark with a table's set-up: the calibration photos go through each variant's
     shift as the photos do, are left out of the count, and a refusal is said, not hidden."""
