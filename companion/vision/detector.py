@@ -310,8 +310,6 @@ class YoloDetector:
             white = card_white(frame, white_boxes, cap)
             if self._strong(white) and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
-            if self.remember_light:
-                self._remember(white, cap)
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
             # picture's brightest white made grey and its contrast and colour brought up. However
             # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
@@ -375,10 +373,12 @@ class YoloDetector:
                 if det_conf >= self.seam_conf:
                     sure.append(box)
         out.sort(key=lambda d: d.confidence, reverse=True)
-        if self.remember_light and cap == np.inf and not remembered:
-            # cards found only with a tint past the cap taken off (an amber bulb): the next frame
-            # is looked at with their light taken off first, one look and not three. Measured on
-            # the cards named, not on whatever the look boxed (clutter on an empty table).
+        if self.remember_light and (white_boxes is not None or (cap == np.inf and not remembered)):
+            # The light the next frame is first looked at with; with cards found only with a tint
+            # past the cap taken off (an amber bulb), theirs: one look and not three. Measured on
+            # the cards named, not on whatever the look boxed: on a honeycomb table the weak boxes
+            # of its bright yellow cells outvoted the cards, and that "white" taken off the next
+            # frames turned the cards' white blue (green cards then read blue).
             self._remember(card_white(as_seen, [d.box for d in out], cap) if out else None, cap)
         return out
 
