@@ -254,11 +254,9 @@ def test_only_cards_read_as_coloured_teach_the_table_its_colours():
     assert len(offered) == 2
 
 
-def test_only_cards_read_surely_move_the_table_colours_in_play():
-    # Boxes of a honeycomb table, read as some symbol at 0.1-0.4 and "yellow" every frame,
-    # dragged the yellow group onto the table on the real-card bench: only boxes whose symbol
-    # the reader is sure of may move the groups; unsure ones are still read, with the groups as
-    # they are.
+def _set_up_and_following():
+    """A detector learning colours in play, set up from the four calibration cards, and the
+    list of colours whose groups it moves from then on."""
     from companion.vision.detector import YoloDetector
 
     detector = YoloDetector(conf=0.1, learn_colours=True)
@@ -266,6 +264,15 @@ def test_only_cards_read_surely_move_the_table_colours_in_play():
     followed: list[str] = []
     follow = detector.calibration.follow
     detector.calibration.follow = lambda value, colour: (followed.append(colour), follow(value, colour))
+    return detector, followed
+
+
+def test_only_cards_read_surely_move_the_table_colours_in_play():
+    # Boxes of a honeycomb table, read as some symbol at 0.1-0.4 and "yellow" every frame,
+    # dragged the yellow group onto the table on the real-card bench: only boxes whose symbol
+    # the reader is sure of may move the groups; unsure ones are still read, with the groups as
+    # they are.
+    detector, followed = _set_up_and_following()
     symbols = detector._symbols
 
     def unsure(frame, boxes, crops):
@@ -283,13 +290,7 @@ def test_only_cards_read_surely_move_the_table_colours_in_play():
 def test_the_table_colours_follow_only_where_the_reader_agrees():
     # Under the cast the reader alone names the green 7 blue and the red 9 yellow; the groups
     # name them right, but two witnesses disagreeing is no lesson for the groups.
-    from companion.vision.detector import YoloDetector
-
-    detector = YoloDetector(conf=0.1, learn_colours=True)
-    detector.calibrate([_table(CALIBRATION_CARDS)])
-    followed: list[str] = []
-    follow = detector.calibration.follow
-    detector.calibration.follow = lambda value, colour: (followed.append(colour), follow(value, colour))
+    detector, followed = _set_up_and_following()
     assert _reads(detector, _table(PLAY_CARDS, seed=2)) == PLAY_CARDS
     assert "green" not in followed and "red" not in followed
 
