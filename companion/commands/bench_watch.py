@@ -5,7 +5,9 @@ each as fast as it can, and compares what it said with the truth: phantom events
 events, wrong card names and wrong flip/play (each card as the referee names and kinds it:
 the camera says only that a card was laid), confirmation latency (card at rest -> event, in
 video time) and processing frames per second. `--detector truth` (default) is a perfect
-recognizer built from the truth; `--detector yolo` uses the shipped model.
+recognizer built from the truth; `--detector yolo` uses the shipped model, made as `run` makes
+it at a table with no colour set-up (one camera: it remembers the light), afresh for each video
+(each is another table under another light).
 
 `--real` makes the videos of real cards instead (companion/synth/realvideo.py: cut-outs of the
 real photos on the composites' texture photos, the same script) and reads them with the
@@ -259,7 +261,10 @@ def main(args: argparse.Namespace) -> int:
     if args.detector == "yolo":
         from companion.vision.detector import YoloDetector
 
-        detector = YoloDetector(themed=args.deck != "classic")
+        def camera() -> YoloDetector:  # as `run` makes it, with no colour set-up
+            return YoloDetector(themed=args.deck != "classic", remember_light=True)
+
+        detector = camera()  # here, so a missing model is said before any video is made
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-watch-"))
     folder.mkdir(parents=True, exist_ok=True)
     if real is not None:
@@ -287,6 +292,8 @@ def main(args: argparse.Namespace) -> int:
             truth = read_truth(truth_path(path))
         else:
             truth = make(path, seed, k)
+        if detector is not None and k > 0:
+            detector = camera()  # another table, another light
         events, n, s, c = run_video(path, truth, args.detector, detector)
         frames, seconds, calls = frames + n, seconds + s, calls + c
         # one long timeline, so matching never crosses videos

@@ -56,7 +56,9 @@ DIMMEST = 0.35
 # at 0.74 or more), and a card nudged a few pixels stays above it. (Measured with finder 5;
 # finder 7 gives p5 0.865, p1 0.738, which would make it 0.73: kept at 0.78, since a box re-read
 # lower is still no new card unless read at 0.9 or more and changed a fifth of its box, and the
-# watcher's figures were measured with it.)
+# watcher's figures were measured with it. 0.73 measured on 27 Nov: the real-card habits videos'
+# top cards slid 10-14 px no longer read anew, 4/9/2/4 -> 1/9/2/4 phantom/missed/wrong/kind, but
+# the real-card bench went 0/2/0/3 -> 0/7/1/3 and the rendered habits 3/7/1/2 -> 2/10/0/2: kept.)
 SAME_OVERLAP = 0.78
 
 # What counts as a card laid in the reveal area (`Watcher._revealed`). Each was set on the

@@ -209,3 +209,23 @@ def test_bench_watch_habits_need_the_shipped_model(capsys):
     assert cli(["bench-watch", "--habits", "--detector", "truth"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--detector yolo" in err
+
+
+def test_bench_watch_reads_each_video_with_a_fresh_camera_made_as_run_makes_it(monkeypatch, capsys):
+    # `run` remembers one camera's light from frame to frame; the bench must measure that, and
+    # not carry one video's light (another table) into the next.
+    import companion.vision.detector as detector
+
+    made: list[dict] = []
+
+    class Camera:
+        def __init__(self, **options) -> None:
+            made.append(options)
+
+        def detect(self, frame):
+            return []
+
+    monkeypatch.setattr(detector, "YoloDetector", Camera)
+    assert cli(["bench-watch", "--videos", "2", "--plays", "1", "--detector", "yolo"]) == 0
+    assert len(made) == 2 and all(options.get("remember_light") for options in made)
+    assert "videos 2" in capsys.readouterr().out
