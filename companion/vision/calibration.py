@@ -3,7 +3,8 @@
 Every absolute hue may be off at a table (a webcam that prints green as olive, a warm bulb),
 but the four printed colours stay four well-separated groups. Calibration learns where they
 lie: each card's *ink* (the median Lab colour of the most saturated pixels of its crop's
-middle: the body and glyph, not the white border or the table) is one point; the points are
+middle once the crop's own white is made grey: the body and glyph, not the white border or the
+table) is one point; the points are
 grouped in four, and the groups get their names jointly from the colour reader, each colour
 used once (so the reader only has to rank the four, not name each one right). Afterwards a
 card's colour is its nearest group, with probabilities from the groups' spread.
@@ -27,6 +28,7 @@ import cv2
 import numpy as np
 
 from companion.vision.crops import COLOUR_CLASSES, COLOUR_SIZE, colour_input
+from companion.vision.photometric import card_white, white_balanced
 from companion.errors import CompanionError, InputFileError
 
 # Below this Lab distance two groups are one colour seen twice (or noise), not two colours:
@@ -44,8 +46,11 @@ class CalibrationError(CompanionError):
 
 def ink(crop: np.ndarray) -> np.ndarray:
     """A card crop's ink colour: the median Lab (L 0-100, a and b around 0) of the most
-    saturated third of the pixels in its middle."""
+    saturated third of the pixels in its middle, once the crop's own white is made grey."""
     small = colour_input(crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR))
+    # A cast left on the card's white (the frame's white measured on a honeycomb table's cells)
+    # can make the white more saturated than the ink: green and red cards then had one "ink".
+    small = white_balanced(small, card_white(small, [(0.0, 0.0, float(COLOUR_SIZE), float(COLOUR_SIZE))]))
     m = COLOUR_SIZE // 6  # the middle two thirds: the card, not the table beside it
     lab = cv2.cvtColor(small[m:-m, m:-m], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     lab = np.column_stack([lab[:, 0] * (100 / 255), lab[:, 1] - 128, lab[:, 2] - 128])

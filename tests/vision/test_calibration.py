@@ -173,6 +173,27 @@ def test_ink_is_the_card_colour_not_its_border_or_the_table():
     assert b < -20 and L < 70  # blue, not the white disc
 
 
+def test_ink_is_the_card_colour_when_a_cast_is_left_on_its_white():
+    # A frame's white measured on a honeycomb table's cells left the cards' white bluish, more
+    # saturated than their ink: a green and a red card then had one "ink", the white's.
+    from companion.vision.photometric import channel_gains, exposure
+
+    def boxed(name: str) -> np.ndarray:  # the card with the table round it, as the detector crops it
+        face = render_card(name, "classic", 150)
+        h, w = face.shape[:2]
+        crop = np.full((int(h * 1.3), int(h * 1.3), 3), (60, 90, 125), np.float32)
+        y, x = (crop.shape[0] - h) // 2, (crop.shape[1] - w) // 2
+        alpha = face[:, :, 3:4] / 255.0
+        crop[y:y + h, x:x + w] = face[:, :, :3] * alpha + crop[y:y + h, x:x + w] * (1 - alpha)
+        return crop.astype(np.uint8)
+
+    names = ["red_3", "yellow_8", "green_2", "blue_6"]
+    plain = np.array([ink(boxed(n)) for n in names])
+    for k, name in enumerate(names):
+        cast = ink(channel_gains(exposure(boxed(name), 0.8), (1.0, 0.8, 0.62)))
+        assert int(np.argmin(np.linalg.norm(plain - cast, axis=1))) == k, (name, cast)
+
+
 def test_host_calibrates_from_the_reveal_area_and_the_result_is_saved(tmp_path, detector):
     from companion.referee.service import Referee
     from companion.referee.store import EventStore
