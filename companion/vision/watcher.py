@@ -1016,7 +1016,7 @@ class Watcher:
                 return self._top_now_at(zone, top, best.box, feat, remark=moved)
         below = zone.pile[-2] if len(zone.pile) > 1 else None
         if (top is not None and below is not None and below.name != top.name
-                and self._is_where_it_lay(best, below) and not self._still_there(zone, top, best, feat)):
+                and self._seen_again(best, below) and not self._still_there(zone, top, best, feat)):
             # the card beneath, where it lay: the top card was taken back, though the picture
             # is not quite the one from before it came (light, a shadow, a nudge meanwhile).
             # Said on the reading alone, so only when a second reading agrees: a card peeking
@@ -1097,10 +1097,11 @@ class Watcher:
         the middle, an older twin overlaps nearly every card.)"""
         if pile and self._lies_over(d, pile[-1]):
             return True
-        return any(self._is_where_it_lay(d, c) for c in pile)
+        return any(self._seen_again(d, c) for c in pile)
 
-    def _is_where_it_lay(self, d, card: _PileCard) -> bool:
-        """Whether detection `d` is `card` seen again: of its name, at its place."""
+    def _seen_again(self, d, card: _PileCard) -> bool:
+        """Whether detection `d` is `card` seen again: of its name, boxed as it lay (`_same_place`).
+        Looser: `_where_it_lay` (a box mostly inside the card's), `_lies_over` (over most of it)."""
         return d.card == card.name and self._same_place(d.box, card.box)
 
     @staticmethod
@@ -1523,8 +1524,8 @@ class Watcher:
         # red 5 where it lay: the top card filtered as the deeper one, a weak yellow 5 was laid).
         pile = pile or []
         found = [d for d in found if self._change_inside(change, d.box) >= OWN_CHANGE
-                 or any(self._is_where_it_lay(d, c) for c in pile[-2:])
-                 or not any(self._is_where_it_lay(d, c) for c in pile[:-2])]
+                 or any(self._seen_again(d, c) for c in pile[-2:])
+                 or not any(self._seen_again(d, c) for c in pile[:-2])]
         if not found:
             return None
         best, best_score = None, 0.0
