@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol, Sequence
 import cv2
 import numpy as np
 
-from companion.vision.calibration import SURE
+from companion.vision.calibration import SURE, PlayCalibrator, fit, ink
 from companion.vision.crops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.referee.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError, InputFileError
@@ -440,8 +440,6 @@ class YoloDetector:
         each colour among them; wilds are left out), use them from now on and return the
         calibration (calibration.py). Raises CalibrationError, changing nothing, when the
         pictures do not show four distinct colours."""
-        from companion.vision.calibration import fit, ink
-
         if self.colour_reader is None:
             raise CompanionError("colour calibration needs the colour reader (models/uno-cards-colour.onnx)")
         inks, crops = [], []
@@ -469,7 +467,6 @@ class YoloDetector:
         reads = self.colour_reader.probabilities(crops)
         if self.calibration is None and not self.learn_colours:
             return reads
-        from companion.vision.calibration import PlayCalibrator, ink
         from companion.vision.crops import COLOUR_CLASSES
 
         inks = [ink(c) for c in crops]
