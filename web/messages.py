@@ -285,6 +285,10 @@ _ERRORS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
         (r"^no four distinct colours found: (\d+) coloured card", "err.calibrate_four", ("n",)),
         (r"^no four distinct colours found: two of the cards look the same colour", "err.calibrate_same", ()),
         (r"^no four distinct colours found: the colours came out of their order", "err.calibrate_order", ()),
+        (r"^no four distinct colours found: two of the cards are one colour, one of them in shade",
+         "err.calibrate_shade", ()),
+        (r"^no four distinct colours found: no (\w+(?: or \w+)*) card among the (\d+) seen", "err.calibrate_missing",
+         ("color", "n")),
     ))
 
 
@@ -298,5 +302,7 @@ def error_say(message: str) -> Say:
                 values = [_PHASE_OF[values[0]]]
             if key in ("err.by_draw_again", "err.by_draw_waiting"):  # the engine's English "Ann and Bob": a list in any language
                 values = [str(values[0]).replace(" and ", ", ")]
+            if key == "err.calibrate_missing":  # "red or blue": each colour in the page's words
+                values = [str(values[0]).split(" or "), *values[1:]]
             return {"k": key, "a": dict(zip(names, values))}
     return {"k": "err.generic", "a": {"reason": message}}

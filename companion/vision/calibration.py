@@ -35,6 +35,16 @@ from companion.errors import CompanionError, InputFileError
 # printed UNO colours lie 40-100 apart under any light the renderer and photometric.py
 # produce, and one colour's cards scatter 3-10 (checked with tests/vision/test_calibration.py).
 MIN_SEPARATION = 15.0
+# Two groups whose rgb chromaticity (r, g, b over their sum) lies closer than this share of the
+# four groups' median distance are one colour in two lights: a card in shade is darker (far in
+# Lab) but its chromaticity hardly moves, as neither a dimmer light nor a camera's gamma changes
+# the ratio of its channels. A share, not a distance: a washed-out webcam brings every colour's
+# chromaticity closer together. Set on rendered set-ups under the colour reader's random lights
+# (`photometric.random_light`, 160 seeds, one card shaded x0.35-0.85; no photo): the four printed
+# colours at least 0.29 (0.31 for issue 17's webcam that prints green as olive); set-ups missing
+# a colour, with a card of another shaded, that passed the other checks (39) at most 0.22, 38 of
+# them under this. (A first try, a fixed distance of 0.1, refused set-b's unshifted set-up.)
+MIN_CHROMATICITY_SHARE = 0.2
 MIN_SPREAD = 6.0  # Lab units: a floor on a group's spread, so four cards do not make it too sure
 FOLLOW = 0.1  # how far one sure read during play moves its group (about the last ten cards)
 SURE = 0.9  # a read at least this sure (by the calibration) teaches it during play
@@ -176,16 +186,23 @@ def fit(inks: Sequence[np.ndarray], reads: np.ndarray, source: str = "set-up") -
     score = np.array([[logp[labels == j, k].sum() for k in range(4)] for j in range(4)])
     best = max(itertools.permutations(range(4)), key=lambda perm: sum(score[j, perm[j]] for j in range(4)))
     named = {COLOUR_CLASSES[best[j]]: centres[j] for j in range(4)}
+    # A colour no card is read as: a loser's hand left in the area (no red), one colour's cards
+    # then made two groups. Said first, as it is the advice to give, when a check below fails.
+    missing = [c for k, c in enumerate(COLOUR_CLASSES) if not (reads.argmax(axis=1) == k).any()]
+    lacking = (f"no four distinct colours found: no {' or '.join(missing)} card among the {len(points)} seen; "
+               "lay one red, one yellow, one green and one blue card")
+    tints = chromaticity(centres)
+    apart = [float(np.linalg.norm(tints[i] - tints[j])) for i, j in itertools.combinations(range(4), 2)]
+    if min(apart) < MIN_CHROMATICITY_SHARE * float(np.median(apart)):
+        raise CalibrationError(lacking if missing else "no four distinct colours found: two of the cards are one "
+                               "colour, one of them in shade; lay one red, one yellow, one green and one blue "
+                               "card in the same light")
     if not in_hue_order(named):
         # A camera or a light moves every hue, but keeps them in their turn around the colour
         # wheel (red, yellow, green, blue); groups out of that turn were measured off something
-        # else in a card's box (fingers in warm light, a saturated table), not its ink. Or a
-        # colour is missing (a loser's hand left in the area: no red), and one colour made two
-        # groups: then the reader names no card of it, which is the advice to give.
-        missing = [c for k, c in enumerate(COLOUR_CLASSES) if not (reads.argmax(axis=1) == k).any()]
+        # else in a card's box (fingers in warm light, a saturated table), not its ink.
         if missing:
-            raise CalibrationError(f"no four distinct colours found: no {' or '.join(missing)} card among the "
-                                   f"{len(points)} seen; lay one red, one yellow, one green and one blue card")
+            raise CalibrationError(lacking)
         raise CalibrationError("no four distinct colours found: the colours came out of their order "
                                "(red, yellow, green, blue), so something else in a card's picture was "
                                "measured (fingers, a coloured table): lay the four cards flat and apart "
@@ -194,6 +211,13 @@ def fit(inks: Sequence[np.ndarray], reads: np.ndarray, source: str = "set-up") -
     return ColourCalibration(
         {COLOUR_CLASSES[best[j]]: [round(float(v), 2) for v in centres[j]] for j in range(4)},
         max(MIN_SPREAD, spread), source, {COLOUR_CLASSES[best[j]]: int((labels == j).sum()) for j in range(4)})
+
+
+def chromaticity(labs: np.ndarray) -> np.ndarray:
+    """(n, 3) Lab colours as rgb chromaticity: each colour's R, G, B over their sum (the
+    colour without its brightness)."""
+    rgb = cv2.cvtColor(np.asarray(labs, np.float32).reshape(-1, 1, 3), cv2.COLOR_LAB2RGB).reshape(-1, 3)
+    return np.clip(rgb, 1e-3, None) / np.clip(rgb, 1e-3, None).sum(axis=1, keepdims=True)
 
 
 def in_hue_order(centres: dict[str, np.ndarray]) -> bool:

@@ -18,9 +18,10 @@ CALIBRATION_CARDS = ["red_3", "yellow_8", "green_2", "blue_6"]
 PLAY_CARDS = ["green_7", "yellow_1", "blue_4", "red_9"]
 
 
-def _table(names: list[str], seed: int = 0, y: int = 330, height: int = 118) -> np.ndarray:
+def _table(names: list[str], seed: int = 0, y: int = 330, height: int = 118, shade: int | None = None) -> np.ndarray:
     """A 640x480 camera frame of a plain table with the cards laid in a row from x=150 (the
-    default reveal area is x 140-600, y 322-458), under the cast."""
+    default reveal area is x 140-600, y 322-458), under the cast; card number `shade` in the
+    shadow of a hand or a glass (half the light)."""
     rng = np.random.default_rng(seed)
     frame = np.clip(np.full((480, 640, 3), (60, 90, 125), np.float32) + rng.normal(0, 6, (480, 640, 3)), 0, 255)
     for i, name in enumerate(names):
@@ -29,6 +30,8 @@ def _table(names: list[str], seed: int = 0, y: int = 330, height: int = 118) -> 
         x = 150 + i * 110
         alpha = face[:, :, 3:4] / 255.0
         frame[y:y + h, x:x + w] = face[:, :, :3] * alpha + frame[y:y + h, x:x + w] * (1 - alpha)
+        if i == shade:
+            frame[y - 30:, x - 5:x + w + 15] *= 0.5
     return hue_rotate(frame.astype(np.uint8), CAST)
 
 
@@ -133,6 +136,35 @@ def test_the_wheels_order_holds_under_random_cameras_and_lights(detector):
         detector.calibration = None
         plain = hue_rotate(_table(CALIBRATION_CARDS, seed=seed), -CAST)  # _table casts; take it off
         detector.calibrate([random_light(plain, random.Random(seed))])
+    detector.calibration = None
+
+
+def test_a_set_up_missing_a_colour_is_refused_though_one_card_lies_in_shade(detector):
+    # The host lays two greens and no blue, one green in a shadow: far apart in Lab (one dark),
+    # the two greens made two groups in the wheel's order, and the darker was taken as "blue"
+    # (every dark green then read blue). A shadow dims a card, it does not change its colour.
+    import random
+
+    from companion.vision.photometric import random_light
+
+    for seed in (4, 5, 6):
+        plain = hue_rotate(_table(["red_3", "yellow_8", "green_2", "green_5"], seed=seed, shade=3), -CAST)
+        detector.calibration = None
+        with pytest.raises(CalibrationError, match="no blue card among the 4 seen"):
+            detector.calibrate([random_light(plain, random.Random(seed))])
+        assert detector.calibration is None
+
+
+def test_four_colours_with_one_card_in_shade_calibrate(detector):
+    import random
+
+    from companion.vision.photometric import random_light
+
+    for seed in range(4):
+        plain = hue_rotate(_table(CALIBRATION_CARDS, seed=seed, shade=seed), -CAST)
+        detector.calibration = None
+        calibration = detector.calibrate([random_light(plain, random.Random(seed))])
+        assert sorted(calibration.samples) == ["blue", "green", "red", "yellow"]
     detector.calibration = None
 
 

@@ -275,6 +275,10 @@ def test_language_switch_sets_a_cookie_and_stays_on_the_page():
     ("rule dementor takes a count 0-8, not 9", "err.rule_range"),
     ("no four distinct colours found: the colours came out of their order (red, yellow, green, blue), so "
      "something else in a card's picture was measured", "err.calibrate_order"),
+    ("no four distinct colours found: two of the cards are one colour, one of them in shade; lay one red, one "
+     "yellow, one green and one blue card in the same light", "err.calibrate_shade"),
+    ("no four distinct colours found: no red or blue card among the 5 seen; lay one red, one yellow, one green "
+     "and one blue card", "err.calibrate_missing"),
 ])
 def test_the_host_pages_refusals_have_their_own_words(message, key):
     # these reached the Italian host page in English after "Non accettato:"
@@ -283,6 +287,13 @@ def test_the_host_pages_refusals_have_their_own_words(message, key):
     for lang in LANGS:
         text = t(say["k"], lang, say["a"])
         assert "{" not in text and "rule" not in text, (lang, text)
+
+
+def test_a_colour_missing_from_the_set_up_is_named_in_the_page_language():
+    say = error_say("no four distinct colours found: no red or blue card among the 5 seen; lay one red, one yellow, "
+                    "one green and one blue card")
+    assert t(say["k"], "it", say["a"]).startswith("Carte viste: 5, nessuna di colore rosso, blu.")
+    assert t(say["k"], "en", say["a"]).startswith("Cards seen: 5, none of them red, blue.")
 
 
 @pytest.mark.parametrize("lang", LANGS)
