@@ -342,7 +342,7 @@ class YoloDetector:
         # reader at SURE or more): boxes of a honeycomb table, read as some symbol at 0.1-0.4 and
         # "yellow" every frame, dragged the yellow group onto the table on the real-card bench.
         coloured = [best[i] not in CARD_NAMES and best[i] != NONE and sure_of[i] >= SURE for i in classic]
-        read_colours = self._colours([crops[i] for i in classic], coloured)
+        read_colours = self._colours(self._colour_crops(as_seen, boxes, crops, classic, best, sure_of, cap), coloured)
         colours = dict(zip(classic, read_colours)) if read_colours is not None else {}
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
@@ -381,6 +381,23 @@ class YoloDetector:
             # frames turned the cards' white blue (green cards then read blue).
             self._remember(card_white(as_seen, [d.box for d in out], cap) if out else None, cap)
         return out
+
+    def _colour_crops(self, as_seen: np.ndarray, boxes: list[tuple[float, float, float, float]],
+                      crops: list[np.ndarray], classic: list[int], best: dict[int, str],
+                      sure_of: dict[int, float], cap: float) -> list[np.ndarray]:
+        """The crops the colours are read from: cut from the frame balanced on the white of the
+        boxes read surely as cards (the reader at SURE or more), where other boxes had a say in
+        the frame's white. On a honeycomb table the finder boxed its waxy yellow cells more
+        surely than the card; their "white" outvoted the card's, and taken off it turned the
+        card's white blue: a dull green card then read blue (real-card habits bench)."""
+        sure = [boxes[i] for i in classic if best[i] != NONE and sure_of[i] >= SURE]
+        if not sure or len(sure) == len(boxes):
+            return [crops[i] for i in classic]
+        white = card_white(as_seen, sure, cap)
+        if white is None:
+            return [crops[i] for i in classic]
+        seen_so = white_balanced(as_seen, white, cap)
+        return [crop_square(seen_so, boxes[i]) for i in classic]
 
     def _strong(self, white: np.ndarray | None) -> bool:
         """Whether the cards' `white` is cast more than the finder learned (a warm bulb)."""

@@ -453,6 +453,30 @@ def test_one_camera_remembers_the_light_of_its_cards_not_of_a_yellow_table(monke
 
 
 @shipped_only
+def test_a_dull_card_is_read_against_its_own_white_not_a_yellow_tables(shipped, monkeypatch):
+    # The real-card habits bench's honeycomb table: the finder boxed its waxy yellow cells more
+    # surely than the card, their "white" outvoted the card's, and taken off the frame it turned
+    # a dull webcam green blue (green 9 read blue 9 twice in one video). A card is read surely:
+    # its colour is read against its own white.
+    from companion.synth.render import render_card
+    from companion.vision.photometric import saturation
+
+    cells = [(float(x), float(y), float(x + 70), float(y + 90)) for x in (10, 90, 170) for y in (20, 200, 360)]
+    first_look = shipped._find
+    for name in ("green_9", "green_4", "yellow_5"):
+        frame = np.full((480, 640, 3), (105, 110, 112), np.uint8)
+        face = render_card(name, "modern", 150)
+        h, w = face.shape[:2]
+        alpha = face[:, :, 3:4] / 255.0
+        frame[160:160 + h, 420:420 + w] = (face[:, :, :3] * alpha + frame[160:160 + h, 420:420 + w] * (1 - alpha)).astype(np.uint8)
+        frame[:, 300:] = saturation(frame[:, 300:], 0.4)  # a dull webcam's card
+        frame[:, :300] = (120, 215, 250)  # the table's waxy yellow, pale enough to pass for a white
+        monkeypatch.setattr(shipped, "_find", lambda f: first_look(f) + [(box, "wild_draw_four", 0.3) for box in cells])
+        assert [d.card for d in shipped.detect(frame) if d.box[0] > 350] == [name]
+        monkeypatch.setattr(shipped, "_find", first_look)
+
+
+@shipped_only
 def test_one_camera_under_an_amber_bulb_is_looked_at_once_a_frame_after_the_first(monkeypatch):
     # Under 2200 K the finder sees the cards only in the picture balanced past the cap (two
     # looks a frame); `run`'s detector remembers that light, as it does a milder warm bulb's.
