@@ -218,7 +218,8 @@ def chromaticity(labs: np.ndarray) -> np.ndarray:
     """(n, 3) Lab colours as rgb chromaticity: each colour's R, G, B over their sum (the
     colour without its brightness)."""
     rgb = cv2.cvtColor(np.asarray(labs, np.float32).reshape(-1, 1, 3), cv2.COLOR_LAB2RGB).reshape(-1, 3)
-    return np.clip(rgb, 1e-3, None) / np.clip(rgb, 1e-3, None).sum(axis=1, keepdims=True)
+    rgb = np.clip(rgb, 1e-3, None)  # a colour outside the gamut may convert to a negative channel
+    return rgb / rgb.sum(axis=1, keepdims=True)
 
 
 def in_hue_order(centres: dict[str, np.ndarray]) -> bool:

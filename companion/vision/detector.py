@@ -391,10 +391,8 @@ class YoloDetector:
         surely than the card; their "white" outvoted the card's, and taken off it turned the
         card's white blue: a dull green card then read blue (real-card habits bench)."""
         sure = [boxes[i] for i in classic if best[i] != NONE and sure_of[i] >= SURE]
-        if not sure or len(sure) == len(boxes):
-            return [crops[i] for i in classic]
-        white = card_white(as_seen, sure, cap)
-        if white is None:
+        white = card_white(as_seen, sure, cap) if sure and len(sure) < len(boxes) else None
+        if white is None:  # no sure card, or every box was one: the frame's balance stands
             return [crops[i] for i in classic]
         seen_so = white_balanced(as_seen, white, cap)
         return [crop_square(seen_so, boxes[i]) for i in classic]
