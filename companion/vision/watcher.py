@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -210,6 +211,19 @@ BESIDE_PUSHED = 3
 def beside_words(card: str) -> str:
     """What the console says of a card lying beside the discard pile (`Watcher.beside`)."""
     return f"a {card.replace('_', ' ')} lies beside the discard pile, not on it: not played"
+
+
+def may_be(d, name: str, readings: Sequence[tuple[str, float]] = ()) -> bool:
+    """Whether detection `d` may be the card read as `name` (with `readings`, its likeliest
+    names): of its name, or of its colour with each naming the other among its likeliest (a
+    blue 7 half under a hand read as a blue 1, the 1 second to the 7 when it showed whole).
+    A hand over part of a card hides strokes of its symbol, not its colour, which any part
+    shows; and a number's other colours are always among its likeliest names, so a red 8
+    laid over a blue 8 stays two cards (rendered habits bench)."""
+    if d.card == name:
+        return True
+    return (d.card.partition("_")[0] == name.partition("_")[0]
+            and name in {n for n, _ in d.readings()} and d.card in {n for n, _ in readings})
 
 
 def one_card(weaker, stronger, inside: float = REVEAL_INSIDE, sure: float = REVEAL_SURE) -> bool:
@@ -1113,13 +1127,14 @@ class Watcher:
     @staticmethod
     def _beneath(d, best, peeking: bool | None, known: bool = False) -> bool:
         """Whether card `d`, seen before `best` came, is still on the pile under it: not gone where
-        it would peek out (`_peeking`), and, of `best`'s name or `known`, seen peeking out (else it
-        may be `best` itself, seen before it was straightened, or a card of the pile uncovered).
+        it would peek out (`_peeking`), and, where it `may_be` `best` or `known`, seen peeking out
+        (else it may be `best` itself, seen before it was straightened, or a card of the pile
+        uncovered).
         `known`: something no one could name came on the pile before `best` (a card laid face
         down, now turned over), and `d` is of the name of a pile card lying over most of it: the
         back hid it, and lifted, showed it again (a real wild draw four four cards down, boxed
         taller as the back was turned, was laid again)."""
-        return peeking is True if known or d.card == best.card else peeking is not False
+        return peeking is True if known or may_be(d, best.card, best.readings()) else peeking is not False
 
     def _peeking(self, d, best, unlike_then: np.ndarray, unlike_before: np.ndarray) -> bool | None:
         """Whether card `d`, seen at a moment between hands, peeks out from under `best` now:

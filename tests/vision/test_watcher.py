@@ -1758,3 +1758,57 @@ def test_watcher_a_card_two_down_peeking_out_while_the_top_card_shows_whole_is_n
 
     events, _ = _watch_pile(frames, read=read, camera=camera)
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_draw_two"), ("lay", "blue_5"), ("lay", "green_5")]
+
+
+
+def _misread(names: dict, cut: str | None = None):
+    """A recognizer that reads each card of the pile with the likeliest three names given in
+    `names` (name -> ((name, p), ...)), the card named `cut` boxed short of its lower third (a
+    hand over it); other cards as perfectly as before."""
+    def read(k, pile):
+        out = []
+        for d in pile:
+            x1, y1, x2, y2 = d.box
+            box = (x1, y1, x2, y1 + 0.7 * (y2 - y1)) if d.card == cut else d.box
+            out.append(Detection(names[d.card][0][0], d.confidence, box, names[d.card]) if d.card in names else d)
+        return out
+    return read
+
+
+_SEVEN_OR_ONE = {"blue_1": (("blue_1", 0.94), ("blue_7", 0.04), ("yellow_1", 0.01)),
+                 "blue_7": (("blue_7", 0.99), ("blue_1", 0.005), ("red_7", 0.002))}
+
+
+def test_watcher_a_card_half_hidden_and_misread_as_it_landed_is_one_lay():
+    # A blue 7 lands aslant and, a hand still over its lower third, reads for a moment as a
+    # blue 1 (a 7 and a 1: each the other's likeliest second name); the next hand slides it
+    # straight. That moment showed the blue 7 itself, not a blue 1 laid under it (a blue 1
+    # was played too: real-card habits bench).
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("blue_5", 0, 0, 5)
+    _hurried(tv, add, ("blue_1", 10, 8, 12), ("blue_7", 0, 0, 0), taken_back=True)
+    events, _ = _watch_pile(frames, read=_misread(_SEVEN_OR_ONE, cut="blue_1"))
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", "blue_7")]
+
+
+def test_watcher_two_cards_each_read_as_maybe_the_other_are_two_lays_when_the_first_peeks_out():
+    # Two hands lay a blue 1 and a blue 7 within half a second, the 1 still peeking out from
+    # under the 7: two cards were laid, however alike their readings.
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("blue_5", 0, 0, 5)
+    _hurried(tv, add, ("blue_1", 12, -6, -15), ("blue_7", -14, 9, 10))
+    events, _ = _watch_pile(frames, read=_misread(_SEVEN_OR_ONE))
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", "blue_1"), ("lay", "blue_7")]
+
+
+def test_watcher_a_number_laid_over_its_namesake_of_another_colour_within_half_a_second_is_two_lays():
+    # A blue 8 and, 0.7 s later, a red 8 laid squarely over it (a legal play, by number): each
+    # reading names the other's colour among its likeliest three, as a number's other colours
+    # always are. The blue 8, seen for a moment between the hands, was laid.
+    eights = {"blue_8": (("blue_8", 0.99), ("red_8", 0.004), ("green_8", 0.002)),
+              "red_8": (("red_8", 0.993), ("yellow_8", 0.004), ("blue_8", 0.0016))}
+    frames, lay, visit, add, tv = _pile_session(seed=5)
+    lay("blue_5", 0, 0, 5)
+    _hurried(tv, add, ("blue_8", 10, 8, 12), ("red_8", 0, 0, 0))
+    events, _ = _watch_pile(frames, read=_misread(eights, cut="blue_8"))
+    assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_5"), ("lay", "blue_8"), ("lay", "red_8")]
