@@ -20,9 +20,10 @@ from companion.vision.calibration import SURE, PlayCalibrator, fit, ink
 from companion.vision.crops import NONE, READER_SIZE, corner_squares, crop_square
 from companion.referee.cards import CARD_NAMES, COLORS, parse_card
 from companion.errors import CompanionError, InputFileError
-from companion.vision.finder import calm_onnx_session, check_weights, open_finder
+from companion.vision.finder import calm_onnx_session, check_weights, nms, open_finder
 from companion.vision.models import MODEL_STEM, MODELS_DIR
-from companion.vision.photometric import FINDER_GAINS, MAX_GAIN, brightened, card_white, cast, neutral_light, white_balanced
+from companion.vision.photometric import (FINDER_GAINS, MAX_GAIN, brightened, card_white, cast, grey_world,
+                                          neutral_light, white_balanced)
 
 
 
@@ -291,6 +292,15 @@ class YoloDetector:
         return [((float(x1), float(y1), float(x2), float(y2)), self.names[int(k)], float(c))
                 for (x1, y1, x2, y2), c, k in zip(found.boxes, found.scores, found.classes)]
 
+    def _pooled(self, *looks: list) -> list:
+        """The boxes of several looks at one frame (`_find`'s), surest first, a box overlapping
+        a surer one by more than the finder's own IoU dropped (one card, two looks)."""
+        pooled = sorted((c for look in looks for c in look), key=lambda c: -c[2])
+        if len(pooled) < 2:
+            return pooled
+        kept = nms(np.array([c[0] for c in pooled], np.float32), np.array([c[2] for c in pooled], np.float32), self.iou)
+        return [pooled[int(k)] for k in kept][:self.max_reads]
+
     def _detect_and_read(self, frame: np.ndarray) -> list[Detection]:
         h, w = frame.shape[:2]
         self.colourless = 0
@@ -315,7 +325,8 @@ class YoloDetector:
             # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
             # picture in which no card was found has nothing to lose, and under a bulb warmer than
             # the readers trained with (2200 K: an amber filament bulb) the white is tinted past it.
-            candidates = self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))], cap=np.inf)))
+            candidates = self._pooled(self._find(grey_world(frame)),
+                                      self._find(vivid(neutral_light(frame, [(0.0, 0.0, float(w), float(h))], cap=np.inf))))
             if candidates:  # seen only with the tint off: read them so too, however strong
                 cap = np.inf
         if not candidates:  # a card filling the picture is sometimes no box at all: read it whole

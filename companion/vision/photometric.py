@@ -242,6 +242,13 @@ def white_balanced(frame: np.ndarray, white: np.ndarray | None, cap: float = MAX
     return cv2.LUT(frame, lut.reshape(256, 1, 3))
 
 
+def grey_world(frame: np.ndarray) -> np.ndarray:
+    """The frame with its channels scaled until their means are equal (a camera's automatic
+    white balance), however strong the tint: a warm bulb over a picture whose brightest part
+    is no white card (a wall, a lamp burnt out in one channel) is taken off this way."""
+    return white_balanced(frame, frame.reshape(-1, 3).mean(axis=0), cap=np.inf)
+
+
 def neutral_light(frame: np.ndarray, boxes: "list[tuple[float, float, float, float]]",
                   cap: float = MAX_GAIN) -> np.ndarray:
     """The frame as if its cards' white were grey (`card_white`, `white_balanced`), where that
