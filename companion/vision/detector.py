@@ -321,8 +321,10 @@ class YoloDetector:
             if self._strong(white) and not remembered:
                 candidates = self._find(white_balanced(frame, white)) or candidates
         if not candidates:  # a hazy, washed-out webcam picture, or a warm bulb's: look again with the
-            # picture's brightest white made grey and its contrast and colour brought up. However
-            # strong its tint: the cap keeps ink from being taken for white in a card's box, but a
+            # picture's brightest white made grey and its contrast and colour brought up, and with
+            # its channels' means made equal (its brightest part may be a burnt-out window, no
+            # white: set-b's webcam under 2700 K); the boxes of both looks pooled. However strong
+            # its tint: the cap keeps ink from being taken for white in a card's box, but a
             # picture in which no card was found has nothing to lose, and under a bulb warmer than
             # the readers trained with (2200 K: an amber filament bulb) the white is tinted past it.
             candidates = self._pooled(self._find(grey_world(frame)),
