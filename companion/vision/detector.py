@@ -155,6 +155,25 @@ def recolour(name: str, pixel_colour: str | None) -> str:
     return f"{pixel_colour}_{card.symbol}"
 
 
+def log_pool(whole: np.ndarray, corners: Sequence[np.ndarray]) -> np.ndarray:
+    """One card's symbol probabilities from its whole crop's and its corners' reads, pooled in
+    log space: the geometric mean of the whole read and the corners' own weighted geometric
+    mean, each corner weighted by how sure it is (its likeliest name's probability), made to
+    sum to one. A corner unsure of what it shows (a blur, a corner of clutter) moves the pool
+    little; a sure one moves it much, as a thumbed 8's whole corner index outweighs its big
+    glyph read as a 9; two sure corners that disagree are weighed against each other, not the
+    surer taken alone (a tilted card's small 3 read as an 8 at 0.98 beside its other corner's
+    3 outvoted the whole card's sure 3 so: set-a's yellow 3). Chosen over the mean of the whole
+    and the surest corner, and over other pools, on rendered piles, rendered held and fanned
+    cards and the shifted benchmark together (models/HISTORY.md, "corner indices")."""
+    # A probability the reader rounds to zero must not veto a name outright: floored at 1e-6.
+    reads = np.asarray(corners)
+    sure = reads.max(axis=1)
+    logs = (np.log(whole + 1e-6) + (sure[:, None] * np.log(reads + 1e-6)).sum(axis=0) / sure.sum()) / 2
+    pooled = np.exp(logs - logs.max())
+    return pooled / pooled.sum()
+
+
 def covered(box: tuple[float, float, float, float], others: list[tuple[float, float, float, float]],
             steps: int = 16) -> float:
     """The share of `box` lying under the union of `others` (sampled on a steps x steps grid)."""
@@ -532,13 +551,13 @@ class YoloDetector:
                  crops: list[np.ndarray]) -> tuple[np.ndarray, list[float]]:
         """The reader's symbol probabilities for each box (one row of `reader.names` each) and
         how sure it is that the box is that card, from two witnesses: the whole card
-        and the surest of its four corner squares. A corner index is small but whole where a
-        thumb covers half the big glyph (an 8 whose lower loop is hidden reads as a 9) or the
-        picture cuts the card off; the whole card is sure where a corner is turned, blurred or
-        clutter. The symbol is the best of their mean. A corner counts only when it reads as a
-        number or an action ("none" is an empty corner; a wild's small corner oval is too like
-        a corner of clutter), and never against a card read as a wild (the wild draw four's
-        corner prints "+4", which reads as a 4), and only when it is big enough to read
+        and its four corner squares. A corner index is small but whole where a thumb covers
+        half the big glyph (an 8 whose lower loop is hidden reads as a 9) or the picture cuts
+        the card off; the whole card is sure where a corner is turned, blurred or clutter.
+        The witnesses are pooled in log space (`log_pool`). A corner counts only when it reads
+        as a number or an action ("none" is an empty corner; a wild's small corner oval is too
+        like a corner of clutter), and never against a card read as a wild (the wild draw
+        four's corner prints "+4", which reads as a 4), and only when it is big enough to read
         (`min_corner`). The probability stays the whole card's: a corner says which card, not
         that the box is a card (a corner of clutter beside a card must not outrank it)."""
         reader: Any = self.reader
@@ -555,7 +574,7 @@ class YoloDetector:
             reads = corners[4 * k:4 * k + 4]
             sure = [c for c in reads if witness[int(c.argmax())]]
             if sure:
-                fused[i] = (whole[i] + max(sure, key=lambda c: float(c.max()))) / 2
+                fused[i] = log_pool(whole[i], sure)
         return fused, [float(p.max()) for p in whole]
 
     def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
@@ -582,4 +601,4 @@ class FakeDetector:
 
 
 __all__ = ["Detection", "Detector", "YoloDetector", "FakeDetector", "default_weights", "recolour", "pixel_colour",
-           "looks_like_a_wild", "shows_colour", "calm_onnx_session", "COLORS"]
+           "log_pool", "looks_like_a_wild", "shows_colour", "calm_onnx_session", "COLORS"]

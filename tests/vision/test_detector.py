@@ -257,48 +257,70 @@ def test_shipped_model_reads_a_fixed_sample_of_real_photos(shipped, shared_dir, 
 
 
 class _ReaderByBrightness:
-    """A stand-in reader: a bright crop (a corner index painted white) reads as `corner`,
-    anything else as `whole`; each (symbol, p) puts p on its symbol and spreads the rest
-    evenly. Counts the crops it was shown."""
+    """A stand-in reader: a corner square painted white reads as `corner`, one painted light
+    grey as `second` (if given), an unpainted one (a card's blank corner) as `blank` (if
+    given), anything else (the whole card) as `whole`; each (symbol, p) puts p on its symbol
+    and spreads the rest evenly. Counts the crops it was shown."""
 
     names = list(SYMBOL_CLASSES)
 
-    def __init__(self, whole: tuple[str, float], corner: tuple[str, float]) -> None:
-        self.whole, self.corner, self.seen = whole, corner, 0
+    def __init__(self, whole: tuple[str, float], corner: tuple[str, float],
+                 blank: tuple[str, float] | None = None, second: tuple[str, float] | None = None) -> None:
+        self.whole, self.corner, self.blank, self.second, self.seen = whole, corner, blank, second, 0
 
     def _row(self, symbol: str, p: float) -> np.ndarray:
         row = np.full(len(self.names), (1 - p) / (len(self.names) - 1))
         row[self.names.index(symbol)] = p
         return row
 
+    def _read_of(self, crop: np.ndarray) -> tuple[str, float]:
+        if crop.mean() > 230 or (crop.mean() > 180 and self.second is None):
+            return self.corner
+        if crop.mean() > 180:
+            return self.second  # type: ignore[return-value]
+        if self.blank is not None and crop.std() < 1:
+            return self.blank
+        return self.whole
+
     def probabilities(self, crops, turns=None):
         self.seen += len(crops)
-        return np.array([self._row(*(self.corner if c.mean() > 180 else self.whole)) for c in crops]).reshape(-1, len(self.names))
+        return np.array([self._row(*self._read_of(c)) for c in crops]).reshape(-1, len(self.names))
 
 
-def _corner_frame(width: int = 160):
+def _corner_frame(width: int = 160, second: bool = False):
     """A grey card `width` pixels wide whose top-left corner square (where the reader looks
-    for its index) is white."""
+    for its index) is white; with `second`, its bottom-right one light grey."""
     frame = np.full((2 * width + 100, width + 100, 3), 90, np.uint8)
     box = (50.0, 50.0, 50.0 + width, 50.0 + 2 * width)
-    x1, y1, x2, y2 = (int(v) for v in corner_squares(box)[0])
+    squares = corner_squares(box)
+    x1, y1, x2, y2 = (int(v) for v in squares[0])
     frame[y1:y2, x1:x2] = 250
+    if second:
+        x1, y1, x2, y2 = (int(v) for v in squares[2])
+        frame[y1:y2, x1:x2] = 210
     return frame, box
 
 
-@pytest.mark.parametrize("whole, corner, expected, looks", [
-    (("9", 0.8), ("8", 0.97), ("8", 0.8), 5),    # a thumb over the 8's lower loop: its corner index names it
-    (("1", 0.5), ("7", 0.95), ("7", 0.5), 5),    # a weak whole read: the sure corner names it
-    (("1", 0.99), ("7", 0.6), ("1", 0.99), 5),   # a sure whole read outweighs an unsure corner
-    (("1", 0.5), ("wild_draw_four", 0.99), ("1", 0.5), 5),  # a corner never names a wild
-    (("1", 0.6), ("none", 0.99), ("1", 0.6), 5),  # nor says there is no card
-    (("none", 0.5), ("7", 0.99), ("none", 0.5), 1),  # no card seen: corners not asked
-    (("wild_draw_four", 0.55), ("4", 0.91), ("wild_draw_four", 0.55), 1),  # a wild's corner "+4" reads as a 4
+BLANK = ("none", 0.9)  # what a card's blank corner reads as
+
+
+@pytest.mark.parametrize("whole, corner, second, expected, looks", [
+    (("9", 0.8), ("8", 0.97), None, ("8", 0.8), 5),    # a thumb over the 8's lower loop: its corner index names it
+    (("1", 0.5), ("7", 0.95), None, ("7", 0.5), 5),    # a weak whole read: the sure corner names it
+    (("1", 0.99), ("7", 0.6), None, ("1", 0.99), 5),   # a sure whole read outweighs an unsure corner
+    # a tilted card's small 3 read surely as an 8 beside its other corner's 3: the corners
+    # weigh against each other and the whole card's sure 3 decides (set-a's yellow 3)
+    (("3", 0.93), ("8", 0.98), ("3", 0.57), ("3", 0.93), 5),
+    (("9", 0.6), ("6", 0.99), ("6", 0.7), ("6", 0.6), 5),  # two corners agreeing outweigh a whole read
+    (("1", 0.5), ("wild_draw_four", 0.99), None, ("1", 0.5), 5),  # a corner never names a wild
+    (("1", 0.6), ("none", 0.99), None, ("1", 0.6), 5),  # nor says there is no card
+    (("none", 0.5), ("7", 0.99), None, ("none", 0.5), 1),  # no card seen: corners not asked
+    (("wild_draw_four", 0.55), ("4", 0.91), None, ("wild_draw_four", 0.55), 1),  # a wild's corner "+4" reads as a 4
 ])
-def test_the_whole_card_and_its_surest_corner_index_name_it_together(whole, corner, expected, looks):
-    frame, box = _corner_frame()
+def test_the_whole_card_and_its_corner_indices_name_it_together(whole, corner, second, expected, looks):
+    frame, box = _corner_frame(second=second is not None)
     detector = object.__new__(YoloDetector)  # just the reading step: no model needed
-    detector.reader = _ReaderByBrightness(whole, corner)
+    detector.reader = _ReaderByBrightness(whole, corner, BLANK, second)
     symbol, p = detector._read(frame, [box])[0]
     assert (symbol, round(p, 6)) == expected
     assert detector.reader.seen == looks
@@ -309,7 +331,7 @@ def test_a_corner_too_small_to_read_is_not_asked():
     # reader's input, read as a 1 at 0.99 and tied with the whole card's sure 3.
     detector = object.__new__(YoloDetector)
     for width, symbol, looks in [(110, "3", 1), (160, "1", 5)]:
-        detector.reader = _ReaderByBrightness(("3", 0.99), ("1", 0.995))
+        detector.reader = _ReaderByBrightness(("3", 0.99), ("1", 0.995), BLANK)
         frame, box = _corner_frame(width)
         assert detector._read(frame, [box])[0][0] == symbol
         assert detector.reader.seen == looks
