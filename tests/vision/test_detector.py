@@ -274,9 +274,10 @@ class _ReaderByBrightness:
         return row
 
     def _read_of(self, crop: np.ndarray) -> tuple[str, float]:
-        if crop.mean() > 230 or (crop.mean() > 180 and self.second is None):
+        mean = crop.mean()
+        if mean > 230 or (mean > 180 and self.second is None):
             return self.corner
-        if crop.mean() > 180:
+        if mean > 180:
             return self.second  # type: ignore[return-value]
         if self.blank is not None and crop.std() < 1:
             return self.blank
@@ -287,7 +288,7 @@ class _ReaderByBrightness:
         return np.array([self._row(*self._read_of(c)) for c in crops]).reshape(-1, len(self.names))
 
 
-def _corner_frame(width: int = 160, second: bool = False):
+def _corner_frame(width: int = 300, second: bool = False):
     """A grey card `width` pixels wide whose top-left corner square (where the reader looks
     for its index) is white; with `second`, its bottom-right one light grey."""
     frame = np.full((2 * width + 100, width + 100, 3), 90, np.uint8)
@@ -326,15 +327,23 @@ def test_the_whole_card_and_its_corner_indices_name_it_together(whole, corner, s
     assert detector.reader.seen == looks
 
 
-def test_a_corner_too_small_to_read_is_not_asked():
-    # The demo's yellow 3, 111 px wide, had a 50 px corner square: its index, blown up to the
-    # reader's input, read as a 1 at 0.99 and tied with the whole card's sure 3.
+@pytest.mark.parametrize("width, whole, expected, looks", [
+    # The demo's yellow 3, 111 px wide, has 50 px corner squares: its index, blown up to the
+    # reader's input, reads as a 1 at 0.99; so small a corner counts for less than the whole
+    # card's sure 3, where a corner as large as the reader's input would have outvoted it.
+    (110, ("3", 0.99), "3", 5),
+    (300, ("3", 0.99), "1", 5),
+    # a card at a third of the picture, its whole crop unsure: its small corner index names it
+    (110, ("9", 0.5), "1", 5),
+    # a corner of a few pixels is not read at all
+    (30, ("9", 0.5), "9", 1),
+])
+def test_a_small_corner_counts_for_less_and_a_tiny_one_is_not_read(width, whole, expected, looks):
     detector = object.__new__(YoloDetector)
-    for width, symbol, looks in [(110, "3", 1), (160, "1", 5)]:
-        detector.reader = _ReaderByBrightness(("3", 0.99), ("1", 0.995), BLANK)
-        frame, box = _corner_frame(width)
-        assert detector._read(frame, [box])[0][0] == symbol
-        assert detector.reader.seen == looks
+    detector.reader = _ReaderByBrightness(whole, ("1", 0.995), BLANK)
+    frame, box = _corner_frame(width)
+    assert detector._read(frame, [box])[0][0] == expected
+    assert detector.reader.seen == looks
 
 
 class _SureReader(_ReaderByBrightness):

@@ -1760,7 +1760,6 @@ def test_watcher_a_card_two_down_peeking_out_while_the_top_card_shows_whole_is_n
     assert [(e["type"], e.get("card")) for e in events] == [("lay", "blue_draw_two"), ("lay", "blue_5"), ("lay", "green_5")]
 
 
-
 def _misread(names: dict, cut: str | None = None):
     """A recognizer that reads each card of the pile with the likeliest three names given in
     `names` (name -> ((name, p), ...)), the card named `cut` boxed short of its lower third (a
