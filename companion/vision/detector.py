@@ -575,8 +575,9 @@ class YoloDetector:
         whole = reader.probabilities(crops)
         witness = np.array([n != NONE and n not in CARD_NAMES for n in names])  # a number or an action
         squares = [corner_squares(box) for box in boxes]
+        sides = [sq[0][2] - sq[0][0] for sq in squares]  # each box's corner square side
         cards = [i for i, p in enumerate(whole)  # no corners asked for "none" or a wild, or too small to read
-                 if witness[int(p.argmax())] and squares[i][0][2] - squares[i][0][0] >= self.min_corner]
+                 if witness[int(p.argmax())] and sides[i] >= self.min_corner]
         corners = reader.probabilities([crop_square(frame, corner, 0.0) for i in cards for corner in squares[i]],
                                        turns=self.corner_turns)
         fused = whole.copy()
@@ -584,8 +585,7 @@ class YoloDetector:
             reads = corners[4 * k:4 * k + 4]
             sure = [c for c in reads if witness[int(c.argmax())]]
             if sure:
-                side = squares[i][0][2] - squares[i][0][0]
-                fused[i] = log_pool(whole[i], sure, min(1.0, side / self.full_corner))
+                fused[i] = log_pool(whole[i], sure, min(1.0, sides[i] / self.full_corner))
         return fused, [float(p.max()) for p in whole]
 
     def _check_colour(self, frame: np.ndarray, name: str, box: tuple[float, float, float, float]) -> str:
