@@ -188,10 +188,10 @@ def test_watch_says_when_the_picture_shows_no_colour(capsys, tmp_path) -> None:
     # where `run` says why on the console and the host page
     import cv2
 
-    from companion.synth.tablevideo import make_video
+    from companion.synth.tablevideo import make_video, plan_session
 
     video = tmp_path / "table.mp4"
-    make_video(video, plays=2, seed=3)
+    make_video(video, seed=3, steps=plan_session(2, seed=3, finish_hand=False))  # a flip and a play
     reader = cv2.VideoCapture(str(video))
     fps = reader.get(cv2.CAP_PROP_FPS) or 10.0
     grey_path = tmp_path / "grey.mp4"

@@ -211,10 +211,16 @@ def test_bench_watch_habits_need_the_shipped_model(capsys):
     assert err.count("\n") == 1 and "--detector yolo" in err
 
 
-def test_bench_watch_reads_each_video_with_a_fresh_camera_made_as_run_makes_it(monkeypatch, capsys):
+def test_bench_watch_reads_each_video_with_a_fresh_camera_made_as_run_makes_it(monkeypatch, capsys, tmp_path):
     # `run` remembers one camera's light from frame to frame; the bench must measure that, and
     # not carry one video's light (another table) into the next.
     import companion.vision.detector as detector
+
+    # Two short videos kept where the bench looks for them (a flip and a play each, not a whole
+    # hand: the cameras are what is checked, and a whole hand's videos took 2.5 minutes).
+    for seed in (100, 101):
+        make_video(tmp_path / f"bench-{seed}-1.mp4", steps=plan_session(1, seed=seed, finish_hand=False),
+                   spec=VideoSpec(seed=seed))
 
     made: list[dict] = []
 
@@ -226,6 +232,6 @@ def test_bench_watch_reads_each_video_with_a_fresh_camera_made_as_run_makes_it(m
             return []
 
     monkeypatch.setattr(detector, "YoloDetector", Camera)
-    assert cli(["bench-watch", "--videos", "2", "--plays", "1", "--detector", "yolo"]) == 0
+    assert cli(["bench-watch", "--videos", "2", "--plays", "1", "--detector", "yolo", "--keep", str(tmp_path)]) == 0
     assert len(made) == 2 and all(options.get("remember_light") for options in made)
     assert "videos 2" in capsys.readouterr().out
