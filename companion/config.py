@@ -127,13 +127,13 @@ def _players(value: Any) -> list[str]:
     names = [p.strip() for p in value]
     if names and not 2 <= len(names) <= 10:
         raise ValueError("must name 2-10 players (or none: seats are taken on the phones)")
-    from companion.referee.rules import names_differ, names_problem
+    from companion.referee.rules import name_check
 
-    if not names_differ(names):
+    problem = name_check(names)
+    if problem is not None and problem[0] == "same":
         raise ValueError("must not name a player twice (names differing only in capitals are one player)")
-    problem = names_problem(names)  # a name too long, or with a tab or line break in it
-    if problem:
-        raise ValueError(f"must be names a phone can show: {problem}")
+    if problem is not None:  # a name too long, or with a tab or line break in it
+        raise ValueError(f"must be names a phone can show: {problem[1]}")
     return names
 
 

@@ -24,7 +24,7 @@ from companion.referee.service import ClaimError, RequestIdError
 from companion.referee.store import decode_line
 from companion.referee.effects import all_effects
 from companion.referee.engine import WAITING_WORDS, drawn_in, not_now
-from companion.referee.rules import MAX_NAME, Rules, name_char, names_differ, parse_rules
+from companion.referee.rules import Rules, name_check, parse_rules
 from companion.referee.scoring import fix_refused, most_points
 from web.access import SeatKept
 from web.hub import BEAT
@@ -516,20 +516,23 @@ def host_game() -> Any:
     return reply, status
 
 
+# what `rules.name_check` found, as the page's messages name it (stripped names have no "spaces")
+_NAME_KEYS = {"same": "err.players_list", "spaces": "err.players_list", "long": "err.name_long",
+              "chars": "err.name_chars"}
+
+
 def _names(players: object) -> list[str]:
-    """A table's players as the host typed them: 2 to 10 different names (not "Anna" and
-    "anna"), each at most 40 characters of letters, digits, spaces, marks and emoji; stripped."""
+    """A table's players as the host typed them: 2 to 10 names, stripped, that `rules.name_check`
+    seats (not "Anna" and "anna", at most 40 characters each, no tab or line break)."""
     if (not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players)
-            or not 2 <= len(players) <= 10 or not names_differ(players)):
+            or not 2 <= len(players) <= 10):
         raise BadRequest("players must be a list of 2 to 10 different names, clockwise", "err.players_list")
-    long = next((p.strip() for p in players if len(p.strip()) > MAX_NAME), None)
-    if long is not None:
-        raise BadRequest(f"a player's name is at most {MAX_NAME} characters: {long[:24]}… has {len(long)}",
-                         "err.name_long", player=long[:24] + "…", n=len(long))
-    if any(not name_char(ch) for p in players for ch in p.strip()):  # a pasted tab or line break
-        raise BadRequest("a player's name is letters, digits, spaces, marks and emoji: no tabs or line breaks",
-                         "err.name_chars")
-    return [p.strip() for p in players]
+    names = [p.strip() for p in players]
+    problem = name_check(names)
+    if problem is not None:
+        what, why, details = problem
+        raise BadRequest(why, _NAME_KEYS[what], **details)
+    return names
 
 
 @bp.post("/api/host/deal")

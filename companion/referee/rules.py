@@ -212,17 +212,29 @@ def name_char(ch: str) -> bool:
 
 
 def names_problem(names: list[str]) -> str | None:
-    """Why a table would not seat these names (as the host page checks them), or None. The engine
-    replays stored games whatever their names; a new game and an imported log are checked."""
+    """Why a table would not seat these names, or None. The engine replays stored games whatever
+    their names; a new game (the host page, the configuration) and an imported log are checked."""
+    problem = name_check(names)
+    return problem[1] if problem else None
+
+
+def name_check(names: list[str]) -> tuple[str, str, dict[str, Any]] | None:
+    """The one place the seat names' rules live: None, or (what, why, details) for the first
+    problem. `what` is "same" (two names are one person), "spaces" (spaces around a name),
+    "long" (over MAX_NAME; details: the name's start `player` and its length `n`) or "chars"
+    (a tab, a line break or another control character), so a page can say it in its language."""
     if not names_differ(names):
-        return "names that differ only in capitals or spaces are one player"
+        return "same", "names that differ only in capitals or spaces are one player", {}
     for name in names:
         if name != name.strip():
-            return f"the name {name!r} has spaces around it"
+            return "spaces", f"the name {name!r} has spaces around it", {}
         if len(name) > MAX_NAME:
-            return f"a player's name is at most {MAX_NAME} characters: {name[:24]}… has {len(name)}"
+            start = name[:24] + "…"
+            return "long", f"a player's name is at most {MAX_NAME} characters: {start} has {len(name)}", \
+                {"player": start, "n": len(name)}
         if not all(name_char(ch) for ch in name):
-            return f"the name {name!r} holds a tab, a line break or another control character"
+            return "chars", ("a player's name is letters, digits, spaces, marks and emoji: no tabs or line "
+                             f"breaks ({name!r} holds one)"), {}
     return None
 
 

@@ -112,6 +112,27 @@ def test_seats_must_be_two_to_ten_different_names(referee, body, key):
     assert len(referee.events) == events and _names(referee) == PLAYERS
 
 
+@pytest.mark.parametrize("names", [
+    ["Ann", "Bob"], ["Ann", "Ann"], ["Anna Rossi", "anna  rossi"], ["A" * 40, "Bob"], ["A" * 41, "Bob"],
+    ["Ann", "Bob\tX"], ["Ann", "Bob\nX"], ["Ann", "👨\u200d👩\u200d👧"],
+])
+def test_the_host_page_and_the_configuration_seat_the_same_names(referee, names):
+    # one rule for names, wherever a table is set up: a name the page refuses is refused in the
+    # configuration too, with the same reason, and one it seats is seated there
+    from companion.config import _players
+
+    app, host = _host(referee, TABLE_MODE="none")
+    resp = host.post("/api/host/game", json={"players": names})
+    try:
+        _players(names)
+        config_says = None
+    except ValueError as exc:
+        config_says = str(exc)
+    assert (resp.status_code == 200) == (config_says is None), (resp.get_json(), config_says)
+    if config_says is not None and _words(resp) != "err.players_list":
+        assert resp.get_json()["error"] in config_says
+
+
 def test_a_player_joins_and_one_leaves_between_hands(referee):
     # Eve arrives after the first hand and Dan goes home: the game goes on with its scores,
     # not a new game (the scores on paper again)
