@@ -360,6 +360,18 @@ def _toml_hint(text: str, message: str) -> str:
         key = line.split("=", 1)[0].strip()
         if "=" in line and key and not re.fullmatch(r"[A-Za-z0-9_-]+", key) and key[:1] not in "\"'":
             return f"line {number}: put the name in quotes: \"{key}\" = {line.split('=', 1)[1].strip()}"
+    m = re.search(r"Unclosed array \((?:at line (\d+)|at end of document)", message)
+    if m:  # tomllib names the line after the list (often a blank line or the next [section])
+        end = int(m.group(1)) if m.group(1) else len(lines)
+        opened = re.compile(r"\s*([A-Za-z0-9_.\"'-]+)\s*=\s*\[")
+        depth, start = 0, None
+        for number, line in enumerate(lines[:end], start=1):
+            if depth == 0:
+                start = (number, opened.match(line))
+            bare = re.sub(r'"[^"]*"|\'[^\']*\'|#.*', "", line)  # brackets in strings and comments are text
+            depth = max(0, depth + bare.count("[") - bare.count("]"))
+        if depth and start is not None and start[1] is not None:
+            return f"line {start[0]}: the list {start[1].group(1)} = [ ... is never closed with ]"
     return message
 
 

@@ -127,6 +127,12 @@ target = 200
         ('gpio.draw_pin = 23\n[gpio]\nled_pin = 5\n', "config.toml: not valid TOML: line 1: write draw_pin = 23 under [gpio]"),
         ('players = ["Zoë", "B"]\n[gpio.seats]\nZoë = 5\n',
          'config.toml: not valid TOML: line 3: put the name in quotes: "Zoë" = 5'),
+        # a list left open: tomllib names the line after it (the next section), not the list's
+        ('players = ["Ann", "Bob"\n\n[rules]\ntarget = 200\n',
+         "config.toml: not valid TOML: line 1: the list players = [ ... is never closed with ]"),
+        ('port = 8000\nplayers = ["Ann",\n  "Bob"\n', "config.toml: not valid TOML: line 2: the list players = [ ..."),
+        ('[zones]\ndiscard = [0.1, 0.2, 0.5, 0.6\nreveal = [0, 0, 1, 1]\n',
+         "config.toml: not valid TOML: line 2: the list discard = [ ... is never closed with ]"),
     ],
 )
 def test_config_bad_value_names_key_and_line(text: str, message: str) -> None:
