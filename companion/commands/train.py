@@ -59,6 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train nothing: write the mean of these weights files (runs continued from one "
                              "model) as the model's weights (with --reader, --colour or --themed: that model's), "
                              "and export it to ONNX")
+    parser.add_argument("--wild-odds", action="store_true",
+                        help="train no network: fit how sure the colour reader is of one colour against whether a "
+                             "box holds a wild, on --images synthetic scenes read by the shipped detector, and "
+                             "print the constants for companion/vision/colour.py (WILD_ODDS, WILD_SHARE)")
     parser.add_argument("--cut-composites", type=Path, default=None, metavar="OUT",
                         help="write the composites' reader crops (drawn with --seed) to OUT and stop: the reader can "
                              "then train on a machine the composites are not on (--composites OUT)")
@@ -99,6 +103,19 @@ def main(args: argparse.Namespace) -> int:
             # that is kept for the default folder (the composites are licensed, not everywhere)
             raise InputFileError(f"--composites {args.composites}: no such folder (the composites, or the "
                                  "crops --cut-composites wrote)")
+    if args.wild_odds:
+        if args.reader or args.colour or args.themed:
+            raise UsageError("--wild-odds trains no network: leave out --reader, --colour and --themed")
+        from companion.synth.wildodds import fit_wild_odds, wild_boxes
+
+        tops, is_wild = wild_boxes(args.images, args.seed)
+        try:
+            a, b, share = fit_wild_odds(tops, is_wild)
+        except ValueError as error:  # a handful of scenes can hold no wild the detector found
+            raise UsageError(f"--wild-odds: {error}; {len(tops)} boxes on {args.images} scenes: give more --images")
+        print(f"{len(tops)} boxes on {args.images} scenes (seed {args.seed}), {int(is_wild.sum())} of them wilds")
+        print(f"WILD_ODDS = ({a:.3f}, {b:.3f})\nWILD_SHARE = {share:.3f}")
+        return 0
     if args.cut_composites is not None:
         from companion.synth.cardcrops import cut_composites
         from companion.synth.train import COMPOSITES

@@ -65,6 +65,39 @@ class ColourReader:
         return self._reader.probabilities(small)[:, self._order]
 
 
+# A wild prints four colours, a number or an action one, so how sure the colour reader is of one
+# colour says which a box more likely holds. P(wild | x) = 1 / (1 + exp(-(a + b x))), x = log(1 -
+# the reader's top probability + 1e-4), fitted (`WILD_ODDS` = a, b) on the boxes the shipped
+# detector found on synthetic scenes of wilds and coloured cards under random cameras and lights,
+# no photo (`uno-companion train --wild-odds --images 2400 --seed 5`; models/HISTORY.md, "the wild odds").
+# `WILD_SHARE`, the wilds' share of those boxes, takes the fit's own base rate back out: what is
+# left is a likelihood ratio, the same whatever share of a table's cards are wilds. Refit it
+# whenever the colour reader changes. `weigh_wilds` uses it only to lower the wilds (capped at 1):
+# the fit saw boxes of cards only, and a box of no card (a honeycomb table's cell) or a card half
+# in view reads unsure of every colour too, which the uncapped ratio lifted into "wilds".
+WILD_ODDS = (2.484, 0.814)
+WILD_SHARE = 0.441
+
+
+def wild_likelihood(colour_read: np.ndarray) -> float:
+    """How many times likelier a box is to hold a wild than a coloured card, given the colour
+    reader's probabilities for it (below 1: it reads as one colour surely)."""
+    a, b = WILD_ODDS
+    x = float(np.log(1.0 - float(np.max(colour_read)) + 1e-4))
+    return float(np.exp(a + b * x - np.log(WILD_SHARE / (1.0 - WILD_SHARE))))
+
+
+def weigh_wilds(symbols: np.ndarray, names: Sequence[str], colour_read: np.ndarray) -> np.ndarray:
+    """The card reader's symbol probabilities with the wilds' weighed down by `wild_likelihood`
+    (never up: at most 1) against the numbers and actions ("none" left as it is), made to sum to
+    one again."""
+    from companion.referee.cards import CARD_NAMES
+
+    wild = np.array([n in CARD_NAMES for n in names])
+    weighed = np.where(wild, symbols * min(1.0, wild_likelihood(colour_read)), symbols)
+    return weighed / weighed.sum()
+
+
 @lru_cache(maxsize=1)
 def default_colour_reader() -> ColourReader:
     """The shipped colour reader, loaded once."""
@@ -142,4 +175,5 @@ def printed_colour(bgr_crop: np.ndarray) -> float:
     return float(strength.sum()) / max(1.0, float(mask.sum()))
 
 
-__all__ = ["ColourReader", "default_colour_reader", "card_colour", "printed_colour", "COLOUR_CLASSES"]
+__all__ = ["ColourReader", "default_colour_reader", "card_colour", "printed_colour", "wild_likelihood", "weigh_wilds",
+           "WILD_ODDS", "WILD_SHARE", "COLOUR_CLASSES"]

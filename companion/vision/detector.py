@@ -229,6 +229,7 @@ class YoloDetector:
     _light: np.ndarray | None = None  # the cast the last frame needed taken off (remember_light)
     _light_cap = MAX_GAIN  # how strong a tint that light was taken off with (np.inf: the amber bulb's)
     themed_reader: Any = None  # see __init__: only at a themed deck's table
+    wild_odds = True  # weigh the wilds by the colour read (colour.weigh_wilds); off while fitting those odds
 
     def __init__(self, weights: str | Path | None = None, conf: float = 0.25, iou: float = 0.5,
                  imgsz: int | None = None, colour_check: bool = True, min_colour_share: float = 0.7,
@@ -383,8 +384,18 @@ class YoloDetector:
         # reader at SURE or more): boxes of a honeycomb table, read as some symbol at 0.1-0.4 and
         # "yellow" every frame, dragged the yellow group onto the table on the real-card bench.
         coloured = [best[i] not in CARD_NAMES and best[i] != NONE and sure_of[i] >= SURE for i in classic]
-        read_colours = self._colours(self._colour_crops(as_seen, boxes, crops, classic, best, sure_of, cap), coloured)
+        read_colours, alone = self._colours(self._colour_crops(as_seen, boxes, crops, classic, best, sure_of, cap),
+                                            coloured)
         colours = dict(zip(classic, read_colours)) if read_colours is not None else {}
+        if alone is not None and self.wild_odds:
+            from companion.vision.colour import weigh_wilds
+
+            # A wild prints four colours, a number or action one: a colour reader sure of one colour
+            # weighs the wilds down (`colour.wild_likelihood`). A classic draw two's two cards read
+            # as a wild draw four's four, its red sure, become a draw two.
+            for i, read in zip(classic, alone):
+                symbols[i] = weigh_wilds(symbols[i], names, read)
+                best[i] = names[int(symbols[i].argmax())]
         out: list[Detection] = []
         sure: list[tuple[float, float, float, float]] = []  # boxes of cards the finder saw well
         # surest boxes first, so each weak box is judged against every sure one
@@ -513,16 +524,16 @@ class YoloDetector:
         self.calibration = calibration
         return calibration
 
-    def _colours(self, crops: list[np.ndarray], teach: Sequence[bool]) -> np.ndarray | None:
+    def _colours(self, crops: list[np.ndarray], teach: Sequence[bool]) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(n, 4) colour probabilities for the crops: the colour reader's, or the table's
-        calibration's when there is one. With `learn_colours`, the crops flagged in `teach`
-        (cards read as coloured) move the calibration a little when sure, or learn one when
-        no one set it up."""
+        calibration's when there is one; and the colour reader's alone (None, None with no
+        colour reader). With `learn_colours`, the crops flagged in `teach` (cards read as
+        coloured) move the calibration a little when sure, or learn one when no one set it up."""
         if self.colour_reader is None or not crops:
-            return None
+            return None, None
         reads = self.colour_reader.probabilities(crops)
         if self.calibration is None and not self.learn_colours:
-            return reads
+            return reads, reads
         from companion.vision.crops import COLOUR_CLASSES
 
         inks = [ink(c) for c in crops]
@@ -533,7 +544,7 @@ class YoloDetector:
                 if learnt is not None:
                     self.calibration = learnt
                     break
-            return reads
+            return reads, reads
         # The table's groups say how likely each colour makes this ink; the colour reader, what
         # the card looks like: both witnesses, multiplied. Where the groups are far apart (a
         # strong cast) they outweigh a reader that is surely wrong; where a card's ink lies
@@ -548,7 +559,7 @@ class YoloDetector:
             for value, p, alone, taught in zip(inks, calibrated, reads, teach):
                 if taught and p.max() >= SURE and p.argmax() == alone.argmax():
                     self.calibration.follow(value, COLOUR_CLASSES[int(p.argmax())])
-        return calibrated
+        return calibrated, reads
 
     def _read(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> list[tuple[str, float]]:
         """The reader's (symbol, probability) for each box (see `_symbols`)."""

@@ -380,6 +380,48 @@ def test_a_wild_is_named_only_where_a_wild_is_printed(name, design):
     assert _reading_detector(name, (200.0, 90.0, 440.0, 390.0))._detect_and_read(wall) == []
 
 
+class _TornReader:
+    """A stand-in reader torn between two symbols: `first` at 0.55, `second` at 0.44."""
+
+    names = list(SYMBOL_CLASSES)
+
+    def __init__(self, first: str, second: str) -> None:
+        self.row = np.full(len(self.names), 0.01 / (len(self.names) - 2))
+        self.row[self.names.index(first)], self.row[self.names.index(second)] = 0.55, 0.44
+
+    def probabilities(self, crops, turns=None):
+        return np.array([self.row for _ in crops]).reshape(-1, len(self.names))
+
+
+@pytest.mark.parametrize("name, first, second", [
+    # set-a's classic draw twos read as a wild draw four: their one colour, read surely, names them
+    ("red_draw_two", "wild_draw_four", "draw_two"),
+    ("blue_draw_two", "wild_draw_four", "draw_two"),
+    ("green_skip", "wild_shuffle_hands", "skip"),
+])
+@pytest.mark.parametrize("design", ["classic", "modern"])
+def test_a_card_read_between_a_wild_and_a_coloured_card_is_named_by_its_colours(name, first, second, design):
+    table, box = _card_on_table(name, design)
+    detector = _reading_detector(second, box)
+    detector.reader = _TornReader(first, second)
+    assert [d.card for d in detector._detect_and_read(table)] == [name]
+
+
+def test_a_colour_read_surely_makes_a_wild_less_likely():
+    from companion.vision.colour import weigh_wilds, wild_likelihood
+
+    sure, torn = np.array([0.001, 0.998, 0.0005, 0.0005]), np.array([0.35, 0.3, 0.2, 0.15])
+    assert wild_likelihood(sure) < 0.2 and wild_likelihood(torn) > 5  # the fit's ratio, both ways
+    names = list(SYMBOL_CLASSES)
+    symbols = np.full(len(names), 0.01 / (len(names) - 2))
+    symbols[names.index("wild_draw_four")], symbols[names.index("draw_two")] = 0.6, 0.39
+    assert names[int(weigh_wilds(symbols, names, sure).argmax())] == "draw_two"
+    # A colour read unsure of every colour does not lift the wilds: the fit saw boxes of cards only,
+    # and a box of no card (a honeycomb table's cell) or a card half in view reads unsure too.
+    assert np.allclose(weigh_wilds(symbols, names, torn), symbols)
+    assert weigh_wilds(symbols, names, sure).sum() == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("name", ["red_7", "yellow_skip", "green_draw_two", "blue_0"])
 def test_a_card_in_a_black_and_white_picture_is_not_named(name):
     # A camera in its night mode sends grey frames: the symbol still reads, the colour cannot,
