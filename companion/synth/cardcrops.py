@@ -25,7 +25,8 @@ import cv2
 import numpy as np
 
 from companion.referee.cards import CARD_NAMES, parse_card
-from companion.vision.crops import NONE, SYMBOL_CLASSES, box_area, box_intersection, box_iou, corner_squares, crop_square
+from companion.vision.crops import (NONE, SYMBOL_CLASSES, box_area, box_intersection, box_iou, corner_squares, crop_square,
+                                    label_box)
 
 # The composites' class index -> symbol (see their README: 10-14 were renamed).
 COMPOSITE_SYMBOLS = ("0", "1", "wild_draw_four", "draw_two", "reverse", "skip", "wild",
@@ -45,7 +46,7 @@ def _yolo_boxes(label_file: Path, w: int, h: int) -> list[tuple[int, tuple[float
         if len(parts) != 5:
             continue
         c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:])
-        out.append((c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h)))
+        out.append((c, label_box(x, y, bw, bh, w, h)))
     return out
 
 
@@ -381,8 +382,7 @@ def _reader_scene_batch(seed: int, start: int, count: int, light: float, backs: 
         img, labels = make_scene(rng, _BANKS[seed])  # type: ignore[arg-type]
         img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1], cv2.IMREAD_COLOR)
         h, w = img.shape[:2]
-        boxes = [(c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
-                 for c, x, y, bw, bh in labels]
+        boxes = [(c, label_box(x, y, bw, bh, w, h)) for c, x, y, bw, bh in labels]
         for symbol, crop in crops_of_scene(img, boxes, rnd, light=light, backs=backs):
             ok, buf = cv2.imencode(".jpg", _as_trained(crop, rnd, webcam_share), [cv2.IMWRITE_JPEG_QUALITY, 93])
             out.append((symbol, buf.tobytes()))

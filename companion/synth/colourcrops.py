@@ -23,7 +23,7 @@ import numpy as np
 
 from companion.synth.cardcrops import _close_up, _covered, _index_corner, _jitter_margin, _upright, webcam_look
 from companion.referee.cards import CARD_NAMES, parse_card
-from companion.vision.crops import COLOUR_CLASSES, colour_input, crop_square
+from companion.vision.crops import COLOUR_CLASSES, colour_input, crop_square, label_box
 from companion.vision.photometric import GREEN_HUE, hue_pull, neutral_light, random_light
 
 TEAL_HUE = 175.0  # where a bluer green ink is pulled towards: short of the blues (205)
@@ -74,8 +74,7 @@ def _scene_batch(seed: int, start: int, count: int, webcam_share: float, teal_sh
             img = hue_pull(img, GREEN_HUE, TEAL_HUE, rnd.uniform(0, teal_max))
         img = random_light(img, rnd)  # one camera and light for the whole scene
         h, w = img.shape[:2]
-        boxes = [(c, ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
-                 for c, x, y, bw, bh in labels]
+        boxes = [(c, label_box(x, y, bw, bh, w, h)) for c, x, y, bw, bh in labels]
         # The detector reads every card as if its white were grey (photometric.neutral_light):
         # so is every training crop, from the scene's own card boxes.
         img = neutral_light(img, [box for _, box in boxes])

@@ -32,6 +32,7 @@ from companion.referee.cards import deck, parse_card
 from companion.errors import CompanionError, InputFileError
 from companion.synth.render import ASPECT
 from companion.synth.tablevideo import Step, VideoSpec, make_video, plan_session, with_habits
+from companion.vision.crops import label_box
 
 # --------------------------------------------------------------------------------------------
 # Cut-outs: a photo's card, found and warped flat
@@ -373,7 +374,7 @@ def _free_band(label_file: Path, w: int, h: int) -> tuple[int, int, int, int] | 
         return None
     if not rows or any(len(r) != 5 for r in rows):
         return None
-    b = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows])
+    b = np.array([label_box(x, y, bw, bh, w, h) for _, x, y, bw, bh in rows])
     bw, bh = float((b[:, 2] - b[:, 0]).max()), float((b[:, 3] - b[:, 1]).max())
     x0, y0 = int(b[:, 0].min() - 4 * bh), int(b[:, 1].min() - 3 * bh)
     x1, y1 = int(math.ceil(b[:, 2].max() + 6 * bw)), int(math.ceil(b[:, 3].max() + 7 * bh))

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from companion.referee.cards import CARD_NAMES, parse_card
-from companion.vision.crops import box_iou
+from companion.vision.crops import box_iou, label_box
 
 
 def _recording_detector() -> Any:
@@ -55,8 +55,7 @@ def wild_boxes(scenes: int, seed: int, progress: Callable[[int], None] | None = 
         else:
             img, found = make_scene(rng, bank)
             h, w = img.shape[:2]
-            labels = [(CARD_NAMES[int(c)], ((x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h))
-                      for c, x, y, bw, bh in found]
+            labels = [(CARD_NAMES[int(c)], label_box(x, y, bw, bh, w, h)) for c, x, y, bw, bh in found]
         img = random_light(img, rnd)
         detector.colour_reads = {}
         for d in detector.detect(img):

@@ -42,6 +42,11 @@ def box_iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def label_box(x: float, y: float, bw: float, bh: float, w: int, h: int) -> tuple[float, float, float, float]:
+    """A YOLO label's box (centre and size, fractions of the picture) in pixels of a w x h picture."""
+    return (x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h
+
+
 def crop_square(img: np.ndarray, box: tuple[float, float, float, float], margin: float | tuple[float, ...] = RUNTIME_MARGIN,
                 size: int = READER_SIZE) -> np.ndarray:
     """The box grown by `margin` (a fraction of its size; one value or left, top, right,
